@@ -1,0 +1,2 @@
+"""reportgen: is this synthetic dataset fit to share?"""
+__version__ = "0.1.0"

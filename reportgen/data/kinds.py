@@ -1,0 +1,144 @@
+"""Inference of column kinds from data (METRICS.md section 1) and conversion to canonical dtypes.
+
+Every role (training, holdout, synthetic) is converted with the kinds of the training data, so the
+three sides of a comparison always hold the same dtypes:
+
+- numeric / integer: float64, missing as NaN;
+- datetime: ``datetime64[ns, UTC]`` (tz-naive values are taken as UTC), missing as NaT;
+- categorical / boolean: strings, missing as ``pd.NA`` (integral numbers print without ".0", so a
+  category 1 read as int on one side and as float on the other is the same category);
+- id / text: left as they are.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data.schema import ColumnKind
+from reportgen.errors import IncompatibleDataError
+
+DEFAULT_MAX_CATEGORIES = 20
+TEXT_DISTINCT_RATIO = 0.9
+TEXT_MIN_DISTINCT = 50
+
+_ISO_DATETIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$"
+)
+
+
+def infer_kind(values: pd.Series, max_categories: int = DEFAULT_MAX_CATEGORIES) -> ColumnKind:
+    """The kind METRICS.md section 1 assigns to a column with these values."""
+    dtype = values.dtype
+    present = values.dropna()
+    if pd.api.types.is_bool_dtype(dtype):
+        return ColumnKind.BOOLEAN
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return ColumnKind.DATETIME
+    if isinstance(dtype, pd.CategoricalDtype):
+        return ColumnKind.CATEGORICAL
+    if pd.api.types.is_numeric_dtype(dtype):
+        if present.nunique() <= max_categories:
+            return ColumnKind.CATEGORICAL
+        as_float = present.to_numpy(dtype=float)
+        integral = pd.api.types.is_integer_dtype(dtype) or bool(
+            np.all(np.mod(as_float[np.isfinite(as_float)], 1) == 0)
+        )
+        return ColumnKind.INTEGER if integral else ColumnKind.NUMERIC
+    if present.empty:
+        return ColumnKind.CATEGORICAL
+    if _looks_like_datetime(present):
+        return ColumnKind.DATETIME
+    distinct = present.nunique()
+    if distinct > TEXT_MIN_DISTINCT and distinct / len(present) > TEXT_DISTINCT_RATIO:
+        return ColumnKind.TEXT
+    return ColumnKind.CATEGORICAL
+
+
+def _looks_like_datetime(present: pd.Series) -> bool:
+    if not all(isinstance(v, str) for v in present.iloc[:1000]):
+        return False
+    strings = present.astype(str)
+    return bool(strings.str.match(_ISO_DATETIME).all())
+
+
+def to_canonical(values: pd.Series, kind: ColumnKind, where: str, *, show_examples: bool) -> pd.Series:
+    """``values`` converted to the canonical dtype of ``kind`` (a new Series; input untouched).
+
+    ``where`` names the table and column for error messages; ``show_examples`` allows quoting
+    offending values (only ever true for synthetic data, so that errors never print real records).
+    """
+    if kind in (ColumnKind.NUMERIC, ColumnKind.INTEGER):
+        return _to_float(values, where, show_examples)
+    if kind is ColumnKind.DATETIME:
+        return _to_datetime(values, where, show_examples)
+    if kind in (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN):
+        return to_category_strings(values)
+    return values.copy()
+
+
+def to_category_strings(values: pd.Series) -> pd.Series:
+    """Category labels as strings, with integral numbers written without a decimal part."""
+    if pd.api.types.is_bool_dtype(values.dtype):
+        out = values.map(lambda v: pd.NA if pd.isna(v) else ("true" if v else "false"))
+    elif pd.api.types.is_numeric_dtype(values.dtype):
+        out = values.map(_number_label)
+    else:
+        out = values.map(lambda v: pd.NA if _is_missing(v) else _label(v))
+    return out.astype("string")
+
+
+def _is_missing(value: object) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
+
+
+def _label(value: object) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return _number_label(value)
+    return str(value)
+
+
+def _number_label(value: object) -> object:
+    if pd.isna(value):
+        return pd.NA
+    number = float(value)  # type: ignore[arg-type]
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def _to_float(values: pd.Series, where: str, show_examples: bool) -> pd.Series:
+    if pd.api.types.is_bool_dtype(values.dtype) or pd.api.types.is_numeric_dtype(values.dtype):
+        return values.astype("float64")
+    converted = pd.to_numeric(values, errors="coerce")
+    _check_conversion(values, converted, where, "numbers", show_examples)
+    return converted.astype("float64")
+
+
+def _to_datetime(values: pd.Series, where: str, show_examples: bool) -> pd.Series:
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        converted = values
+    else:
+        converted = pd.to_datetime(values, errors="coerce", format="ISO8601", utc=True)
+        _check_conversion(values, converted, where, "dates (ISO 8601)", show_examples)
+    if getattr(converted.dt, "tz", None) is None:
+        converted = converted.dt.tz_localize("UTC")
+    return converted.dt.tz_convert("UTC").astype("datetime64[ns, UTC]")
+
+
+def _check_conversion(
+    original: pd.Series, converted: pd.Series, where: str, what: str, show_examples: bool
+) -> None:
+    bad = original.notna() & converted.isna()
+    n_bad = int(bad.sum())
+    if n_bad == 0:
+        return
+    example = f" such as {original[bad].iloc[0]!r}" if show_examples else ""
+    raise IncompatibleDataError(
+        f"{where}: {n_bad} of {len(original)} values cannot be read as {what}{example}, but the "
+        "training data makes this column "
+        f"{'a datetime' if 'date' in what else 'numeric'}. Fix those values, or declare the "
+        "column's kind in the schema."
+    )
