@@ -1,2 +1,45 @@
-"""reportgen: is this synthetic dataset fit to share?"""
+"""reportgen: is this synthetic dataset fit to share?
+
+Evaluates synthetic data against the real data it imitates (fidelity, utility, privacy) and writes a
+PDF or HTML report with the results as JSON beside it.
+"""
+
+from reportgen.api import report
+from reportgen.data.relational import RelationalData
+from reportgen.data.schema import ColumnKind, ForeignKey, PrimaryKey, Schema, Table
+from reportgen.errors import (
+    DataError,
+    IncompatibleDataError,
+    IntegrityError,
+    InvalidParameterError,
+    LoadError,
+    RenderError,
+    ReportgenError,
+    SchemaError,
+)
+from reportgen.results import Finding, ReportResults
+from reportgen.settings import ReportColumns
+
 __version__ = "0.1.0"
+
+__all__ = [
+    "ColumnKind",
+    "DataError",
+    "Finding",
+    "ForeignKey",
+    "IncompatibleDataError",
+    "IntegrityError",
+    "InvalidParameterError",
+    "LoadError",
+    "PrimaryKey",
+    "RelationalData",
+    "RenderError",
+    "ReportColumns",
+    "ReportResults",
+    "ReportgenError",
+    "Schema",
+    "SchemaError",
+    "Table",
+    "__version__",
+    "report",
+]

@@ -1,0 +1,212 @@
+"""The public entry point: ``report()`` validates, samples, computes every section, and writes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import pandas as pd
+
+from reportgen.context import EvaluationContext
+from reportgen.data.relational import RelationalData, as_relational
+from reportgen.data.schema import Schema
+from reportgen.data.validation import (
+    SYNTH,
+    TEST,
+    TRAIN,
+    check_not_empty,
+    check_real,
+    conform,
+    synthetic_key_findings,
+)
+from reportgen.metrics.registry import MetricNotComputed, sections
+from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
+from reportgen.render.document import output_format, write_report
+from reportgen.results import ReportResults, RunInfo, SectionResult
+from reportgen.settings import ReportColumns, ReportSettings
+
+DataInput = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
+Progress = Callable[[str, float], None]
+
+_VERSIONED = ("reportgen", "numpy", "pandas", "scipy", "scikit-learn", "torch", "phik", "weasyprint")
+
+
+@validate_params(
+    {
+        "path": [InstanceOf((str, Path), "a str or pathlib.Path")],
+        "n_max_train": [Interval(int, 1, None)],
+        "n_max_test": [Interval(int, 1, None)],
+        "n_max_synth": [Interval(int, 1, None)],
+        "seed": [Interval(int, 0, 2**32 - 1)],
+        "max_categories": [Interval(int, 2, None)],
+        "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
+        "title": [NoneValue(), InstanceOf((str,), "a str")],
+    }
+)
+def report(
+    data_train: DataInput,
+    data_test: DataInput | None,
+    data_synth: DataInput,
+    path: str | Path,
+    *,
+    schema: Schema | None = None,
+    n_max_train: int = 50_000,
+    n_max_test: int = 50_000,
+    n_max_synth: int = 50_000,
+    columns: ReportColumns | None = None,
+    targets: Mapping[str, str] | None = None,
+    seed: int = 0,
+    max_categories: int = 20,
+    title: str | None = None,
+    progress: Progress | None = None,
+) -> ReportResults:
+    """Evaluate synthetic data against real data and write the report to ``path``.
+
+    ``path`` ending in ``.pdf`` writes a PDF, ``.html`` a self-contained HTML file; the results are
+    also written as JSON beside it (same name, ``.json``) and returned. ``data_test`` is the real
+    holdout the generator never saw (``None`` if there is none: reference levels are then not
+    shown). Each input is a DataFrame (one table), a dict of DataFrames, or a ``RelationalData``;
+    the training data's schema (``schema``, or the one it carries) applies to all three.
+    ``progress(stage, fraction)`` is called as the work advances.
+    """
+    output_format(Path(path))
+    notify = progress or (lambda stage, fraction: None)
+    settings = ReportSettings(
+        seed=seed,
+        n_max_train=n_max_train,
+        n_max_test=n_max_test,
+        n_max_synth=n_max_synth,
+        max_categories=max_categories,
+        columns=columns or ReportColumns(),
+        targets=dict(targets) if targets else None,
+    )
+    notify("Checking the data", 0.0)
+    context = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
+    results = evaluate(context, title=title or _default_title(context), notify=notify)
+    notify("Writing the report", 0.9)
+    write_report(results, path)
+    notify("Done", 1.0)
+    return results
+
+
+def prepare_context(
+    data_train: DataInput,
+    data_test: DataInput | None,
+    data_synth: DataInput,
+    settings: ReportSettings,
+    *,
+    schema: Schema | None = None,
+) -> EvaluationContext:
+    """Validate the three inputs against the training data's schema and sample them."""
+    train = as_relational(data_train, schema, max_categories=settings.max_categories)
+    check_real(train, TRAIN)
+    findings = []
+    test = None
+    if data_test is not None:
+        test, test_findings = conform(train, data_test, TEST)
+        check_real(test, TEST)
+        findings += test_findings
+    synth, synth_findings = conform(train, data_synth, SYNTH)
+    check_not_empty(synth, SYNTH)
+    findings += synth_findings + synthetic_key_findings(synth)
+    settings.columns.check({name: train.schema[name].columns for name in train})
+    context = EvaluationContext(
+        train=train.sample(settings.n_max_train, _sample_seed(settings, TRAIN)),
+        test=None if test is None else test.sample(settings.n_max_test, _sample_seed(settings, TEST)),
+        synth=synth.sample(settings.n_max_synth, _sample_seed(settings, SYNTH)),
+        full_train=train,
+        full_test=test,
+        full_synth=synth,
+        settings=settings,
+        findings=findings,
+    )
+    for name in context.table_names:
+        context.table(name).frame(TRAIN)  # converts every role now: bad values fail before the work
+    context.findings += _preparation_findings(context)
+    return context
+
+
+def evaluate(
+    context: EvaluationContext, *, title: str, notify: Progress | None = None
+) -> ReportResults:
+    """Compute every registered section on a prepared context."""
+    notify = notify or (lambda stage, fraction: None)
+    computed: dict[str, SectionResult] = {}
+    registered = sections()
+    for i, section in enumerate(registered):
+        notify(f"Computing: {section.title}", 0.1 + 0.8 * i / len(registered))
+        try:
+            computed[section.name] = section.compute(context)
+        except MetricNotComputed as reason:
+            computed[section.name] = section.result_type.model_construct(
+                section=section.name, status="not_computed", reason=str(reason)
+            )
+    return ReportResults(
+        run=RunInfo(
+            title=title,
+            reportgen_version=_version("reportgen"),
+            created_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+            seed=context.settings.seed,
+            settings=context.settings.to_dict(),
+            versions={name: _version(name) for name in _VERSIONED},
+            has_holdout=context.test is not None,
+        ),
+        findings=context.findings,
+        sections=computed,
+    )
+
+
+def _preparation_findings(context: EvaluationContext) -> list:  # type: ignore[type-arg]
+    from reportgen.results import Finding
+
+    findings = []
+    for role, full, used in (
+        (TRAIN, context.full_train, context.train),
+        (TEST, context.full_test, context.test),
+        (SYNTH, context.full_synth, context.synth),
+    ):
+        if full is None or used is None or full is used:
+            continue
+        cap = getattr(context.settings, {TRAIN: "n_max_train", TEST: "n_max_test", SYNTH: "n_max_synth"}[role])
+        sampled = [n for n in full if len(used[n]) < len(full[n])]
+        findings.append(
+            Finding(
+                severity="info",
+                code="sampled",
+                message=(
+                    f"The {role} data was sampled to at most {cap:,} rows per table (whole "
+                    f"entities, seeded) in table(s) {', '.join(sampled)}."
+                ),
+            )
+        )
+    for name in context.table_names:
+        for column, reason in context.table(name).excluded.items():
+            if reason.startswith("all values missing"):
+                findings.append(
+                    Finding(
+                        severity="warning",
+                        code="all_missing_column",
+                        table=name,
+                        column=column,
+                        message="Every value of this column is missing in the training data; it is not compared.",
+                    )
+                )
+    return findings
+
+
+def _sample_seed(settings: ReportSettings, role: str) -> int:
+    return (settings.seed * 7919 + {TRAIN: 1, TEST: 2, SYNTH: 3}[role]) % 2**32
+
+
+def _default_title(context: EvaluationContext) -> str:
+    names = list(context.train)
+    return f"Synthetic data report: {names[0]}" if len(names) == 1 else f"Synthetic data report: {len(names)} tables"
+
+
+def _version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "not installed"

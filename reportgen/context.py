@@ -1,0 +1,114 @@
+"""The evaluation context: the sampled inputs, settings and shared per-table preparation.
+
+Sections read everything through the context, so expensive preparation (canonical dtypes today;
+bins, the distance-space encoding and neighbour searches as sections need them) is done once per
+table and shared. Randomness comes from ``rng(purpose)``: one stream per named purpose, all derived
+from the report's seed, so the numbers do not depend on the order in which sections run.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data.kinds import to_canonical
+from reportgen.data.relational import RelationalData
+from reportgen.data.schema import ColumnKind, Table
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.results import Finding
+from reportgen.settings import ReportSettings
+
+
+@dataclass
+class EvaluationContext:
+    """Inputs after validation and sampling, with their full-size originals for row counts."""
+
+    train: RelationalData
+    test: RelationalData | None
+    synth: RelationalData
+    full_train: RelationalData
+    full_test: RelationalData | None
+    full_synth: RelationalData
+    settings: ReportSettings
+    findings: list[Finding] = field(default_factory=list)
+    _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
+
+    def rng(self, purpose: str) -> np.random.Generator:
+        """A generator for one purpose, derived from the report's seed and the purpose's name."""
+        return np.random.default_rng([self.settings.seed, zlib.crc32(purpose.encode())])
+
+    def table(self, name: str) -> PreparedTable:
+        """The shared preparation of one table (computed on first use)."""
+        if name not in self._prepared:
+            self._prepared[name] = PreparedTable(self, name)
+        return self._prepared[name]
+
+    @property
+    def table_names(self) -> list[str]:
+        return self.train.schema.topological_order()
+
+    def role_data(self, role: str, *, full: bool = False) -> RelationalData | None:
+        if role == TRAIN:
+            return self.full_train if full else self.train
+        if role == TEST:
+            return self.full_test if full else self.test
+        return self.full_synth if full else self.synth
+
+
+class PreparedTable:
+    """One table's columns in canonical dtypes for each role, and what is compared and why not."""
+
+    def __init__(self, context: EvaluationContext, name: str):
+        self.context = context
+        self.name = name
+        self.schema: Table = context.train.schema[name]
+
+    @cached_property
+    def excluded(self) -> dict[str, str]:
+        """Columns that distribution metrics skip, with the reason shown to the reader."""
+        frame = self.context.train[self.name]
+        reasons = {}
+        for column, kind in self.schema.kinds.items():
+            if column in self.schema.primary_key or column in self.schema.foreign_keys:
+                reasons[column] = "key column (compared through the relational structure)"
+            elif kind is ColumnKind.ID:
+                reasons[column] = "identifier"
+            elif kind is ColumnKind.TEXT:
+                reasons[column] = "free text or near-unique values"
+            elif frame[column].isna().all():
+                reasons[column] = "all values missing in the training data"
+        return reasons
+
+    @property
+    def compared_columns(self) -> list[str]:
+        return [c for c in self.schema.columns if c not in self.excluded]
+
+    def frame(self, role: str) -> pd.DataFrame | None:
+        """The compared columns of this table for a role, in canonical dtypes (None: no holdout)."""
+        return self._frames.get(role)
+
+    @cached_property
+    def _frames(self) -> dict[str, pd.DataFrame]:
+        frames = {}
+        for role in (TRAIN, TEST, SYNTH):
+            data = self.context.role_data(role)
+            if data is None:
+                continue
+            source = data[self.name]
+            frames[role] = pd.DataFrame(
+                {
+                    c: to_canonical(
+                        source[c],
+                        self.schema.kinds[c],
+                        f"Table {self.name!r}, column {c!r} of the {role} data",
+                        show_examples=role == SYNTH,
+                    )
+                    for c in self.compared_columns
+                },
+                index=source.index,
+            )
+        return frames

@@ -1,0 +1,98 @@
+"""The registry of report sections: built-ins and plugins from the ``reportgen.metrics`` group.
+
+A section bundles what a page needs, with computing and drawing kept apart:
+
+- ``compute(context) -> SectionResult``: reads the prepared data, returns plain data;
+- ``figures(result) -> {name: Figure}``: draws from the result alone (no data access);
+- ``template``: the Jinja template that lays the result out (found in the ``templates`` folder of
+  ``template_package``).
+
+A third-party package adds a section by exposing a ``Section`` (or a zero-argument callable that
+returns one) under the ``reportgen.metrics`` entry-point group; built-ins use the same registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
+
+from reportgen.errors import ReportgenError
+from reportgen.results import SectionResult
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from reportgen.context import EvaluationContext
+
+ENTRY_POINT_GROUP = "reportgen.metrics"
+
+
+class MetricNotComputed(ReportgenError):
+    """Raised by a section's compute step when it cannot run on these inputs; the report goes on."""
+
+
+@dataclass(frozen=True)
+class Section:
+    """One section of the report: how to compute its result and how to show it."""
+
+    name: str
+    title: str
+    order: int
+    result_type: type[SectionResult]
+    compute: Callable[[EvaluationContext], SectionResult]
+    template: str
+    figures: Callable[[SectionResult], dict[str, Figure]] | None = None
+    template_package: str = "reportgen"
+
+
+_BUILTIN: dict[str, Section] = {}
+_plugins: dict[str, Section] | None = None
+
+
+def register(section: Section) -> Section:
+    """Add a built-in section (plugins register through the entry-point group instead)."""
+    if section.name in _BUILTIN:
+        raise ValueError(f"A section named {section.name!r} is already registered.")
+    _BUILTIN[section.name] = section
+    return section
+
+
+def _load_plugins() -> dict[str, Section]:
+    global _plugins
+    if _plugins is None:
+        _plugins = {}
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            loaded = ep.load()
+            section = loaded() if callable(loaded) and not isinstance(loaded, Section) else loaded
+            if not isinstance(section, Section):
+                raise ReportgenError(
+                    f"Entry point {ep.name!r} in group {ENTRY_POINT_GROUP!r} must give a "
+                    f"reportgen Section, got {type(section).__name__}."
+                )
+            _plugins[section.name] = section
+    return _plugins
+
+
+def sections() -> list[Section]:
+    """Every registered section, in page order."""
+    import reportgen.metrics.builtin  # noqa: F401  (registers the built-in sections)
+
+    found = {**_load_plugins(), **_BUILTIN}
+    return sorted(found.values(), key=lambda s: (s.order, s.name))
+
+
+def get_section(name: str) -> Section:
+    for section in sections():
+        if section.name == name:
+            return section
+    raise ReportgenError(f"No report section named {name!r} is registered.")
+
+
+def result_type_of(name: str) -> type[SectionResult]:
+    """The result class of a section (the base class for sections no longer installed)."""
+    for section in sections():
+        if section.name == name:
+            return section.result_type
+    return SectionResult

@@ -1,0 +1,108 @@
+"""Results -> one self-contained HTML document -> PDF (WeasyPrint), written atomically.
+
+Rendering never computes: each section's figures are drawn from its result, and its template lays
+out the result. The HTML inlines its CSS and figures, so the one file works offline; the PDF is made
+from the same HTML.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from importlib.resources import files
+from pathlib import Path
+
+from markupsafe import Markup
+
+from reportgen.errors import RenderError
+from reportgen.metrics.registry import Section, sections
+from reportgen.render.environment import environment, packages_of
+from reportgen.render.figures import to_data_uri
+from reportgen.results import ReportResults
+
+FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
+
+
+@dataclass(frozen=True)
+class RenderedSection:
+    """A section's title and HTML, ready for the document template."""
+
+    name: str
+    title: str
+    html: Markup
+
+
+def render_html(results: ReportResults) -> str:
+    """The whole report as one HTML document."""
+    registered = {s.name: s for s in sections()}
+    shown = [registered[name] for name in _page_order(results, registered)]
+    env = environment(packages_of(s.template_package for s in shown))
+    rendered = [_render_section(env, s, results) for s in shown]
+    css = files("reportgen").joinpath("templates/report.css").read_text(encoding="utf-8")
+    return env.get_template("report.html.j2").render(
+        run=results.run, findings=results.findings, sections=rendered, css=Markup(css)
+    )
+
+
+def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[str]:
+    return [s.name for s in registered.values() if s.name in results.sections]
+
+
+def _render_section(env, section: Section, results: ReportResults) -> RenderedSection:  # type: ignore[no-untyped-def]
+    result = results.sections[section.name]
+    figures = {}
+    if result.status == "ok" and section.figures is not None:
+        figures = {name: to_data_uri(fig) for name, fig in section.figures(result).items()}
+    html = env.get_template(section.template).render(
+        result=result, figures=figures, run=results.run, title=section.title
+    )
+    return RenderedSection(section.name, section.title, Markup(html))
+
+
+def html_to_pdf(html: str) -> bytes:
+    """The PDF of an HTML document (fonts and layout by WeasyPrint)."""
+    from weasyprint import HTML
+
+    return HTML(string=html).write_pdf()  # type: ignore[no-any-return]
+
+
+def output_format(path: Path) -> str:
+    try:
+        return FORMATS[path.suffix.lower()]
+    except KeyError:
+        raise RenderError(
+            f"Cannot tell the report format from {path.name!r}: name the file with .pdf or "
+            ".html (a .json with the results is written beside it)."
+        ) from None
+
+
+def write_report(results: ReportResults, path: str | Path) -> Path:
+    """Write the report (PDF or HTML by suffix) and its JSON beside it; return the JSON's path.
+
+    Both are rendered in memory first and each file is replaced atomically, so a failure never
+    leaves a partial report behind.
+    """
+    path = Path(path)
+    fmt = output_format(path)
+    html = render_html(results)
+    document = html_to_pdf(html) if fmt == "pdf" else html.encode("utf-8")
+    json_path = path.with_suffix(".json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(json_path, results.to_json().encode("utf-8"))
+    write_atomic(path, document)
+    return json_path
+
+
+def write_atomic(path: Path, content: bytes) -> None:
+    """Write ``content`` to ``path`` through a temporary file in the same folder and a rename."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,24 @@
+"""Turning matplotlib figures into images embedded in the page (no files beside the report)."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import matplotlib
+from matplotlib.figure import Figure
+
+matplotlib.rcParams["svg.hashsalt"] = "reportgen"  # stable SVG ids, so equal figures give equal bytes
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A figure not registered with pyplot (no global state, safe in threads and notebooks)."""
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def to_data_uri(figure: Figure) -> str:
+    """The figure as an inline SVG data URI, readable by browsers and WeasyPrint alike."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None})
+    encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return f"data:image/svg+xml;base64,{encoded}"

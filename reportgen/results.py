@@ -1,0 +1,81 @@
+"""The results of a report: typed, serialisable to JSON and back, and the only input of rendering.
+
+Everything a page shows lives here, so the PDF, the HTML and the JSON can never disagree. Each
+section's result is a subclass of ``SectionResult`` registered with its section (see
+``reportgen.metrics.registry``); reading JSON back rebuilds the right subclass by section name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
+
+Severity = Literal["info", "warning", "error"]
+
+
+class Finding(BaseModel):
+    """Something the reader must know about the data or the run, listed in one place."""
+
+    model_config = ConfigDict(frozen=True)
+
+    severity: Severity
+    code: str = Field(description="Stable machine-readable identifier, e.g. 'synthetic_orphans'.")
+    message: str = Field(description="What was found and what it means for the report.")
+    table: str | None = None
+    column: str | None = None
+
+
+class SectionResult(BaseModel):
+    """Base of every section's result. ``status`` is 'not_computed' when the section could not run."""
+
+    section: str = Field(description="Name of the registered section that produced this result.")
+    status: Literal["ok", "not_computed"] = "ok"
+    reason: str | None = Field(default=None, description="Why the section was not computed.")
+
+
+class RunInfo(BaseModel):
+    """Which software, settings and seed produced the report (provenance)."""
+
+    title: str
+    reportgen_version: str
+    created_at: str = Field(description="UTC time of the run, ISO 8601.")
+    seed: int
+    settings: dict[str, Any]
+    versions: dict[str, str] = Field(description="Versions of the packages that compute results.")
+    has_holdout: bool
+
+
+class ReportResults(BaseModel):
+    """Everything one report computed."""
+
+    run: RunInfo
+    findings: list[Finding] = Field(default_factory=list)
+    sections: dict[str, SerializeAsAny[SectionResult]] = Field(default_factory=dict)
+
+    @field_validator("sections", mode="before")
+    @classmethod
+    def _typed_sections(cls, value: Any) -> Any:
+        from reportgen.metrics.registry import result_type_of
+
+        if not isinstance(value, dict):
+            return value
+        return {
+            name: result_type_of(name).model_validate(item) if isinstance(item, dict) else item
+            for name, item in value.items()
+        }
+
+    def to_json(self) -> str:
+        """The results as JSON text (stable key order, so equal results give equal text)."""
+        return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True, allow_nan=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> ReportResults:
+        return cls.model_validate(json.loads(text))
+
+    @classmethod
+    def load(cls, path: str | Path) -> ReportResults:
+        """Read the JSON that ``report()`` writes beside every report."""
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))

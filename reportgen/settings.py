@@ -1,0 +1,110 @@
+"""The settings of one report run: sample caps, column selections, seed. Recorded in the results."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+from reportgen.errors import InvalidParameterError
+
+ColumnSelection = Union[None, int, Sequence[str], Mapping[str, Union[int, Sequence[str]]]]
+
+_SECTIONS = ("univ", "biv", "knn", "phik")
+
+
+@dataclass(frozen=True)
+class ReportColumns:
+    """Which columns each family of sections uses.
+
+    Each field is ``None`` (every compared column), a count ``n`` (the first ``n`` compared columns
+    in table order), a list of column names (applied to every table that has them), or a mapping of
+    table name to a count or a list (tables not named use every column).
+
+    - ``univ``: univariate distributions; ``biv``: column pairs; ``knn``: the distance space of the
+      privacy sections; ``phik``: the phik correlation matrices.
+    """
+
+    univ: ColumnSelection = None
+    biv: ColumnSelection = None
+    knn: ColumnSelection = None
+    phik: ColumnSelection = None
+
+    def select(self, family: str, table: str, available: Sequence[str]) -> list[str]:
+        """The columns of ``table`` that ``family`` uses, out of the ``available`` ones."""
+        choice: Any = getattr(self, family)
+        if isinstance(choice, Mapping):
+            choice = choice.get(table)
+        if choice is None:
+            return list(available)
+        if isinstance(choice, int):
+            return list(available)[:choice]
+        return [c for c in choice if c in available]
+
+    def check(self, tables: Mapping[str, Sequence[str]]) -> None:
+        """Raise for names that match no table or column, so a typo never silently drops a column."""
+        for family in _SECTIONS:
+            choice: Any = getattr(self, family)
+            per_table = choice if isinstance(choice, Mapping) else {t: choice for t in tables}
+            for table, sel in per_table.items():
+                if table not in tables:
+                    raise InvalidParameterError(
+                        f"ReportColumns.{family} names table {table!r}, which is not in the data "
+                        f"(tables: {sorted(tables)})."
+                    )
+                if isinstance(sel, bool) or (isinstance(sel, int) and sel < 1):
+                    raise InvalidParameterError(
+                        f"ReportColumns.{family} for table {table!r} must be a positive count or "
+                        f"a list of column names. Got {sel!r} instead."
+                    )
+                if sel is None or isinstance(sel, int):
+                    continue
+                if isinstance(sel, str) or not isinstance(sel, Sequence):
+                    raise InvalidParameterError(
+                        f"ReportColumns.{family} for table {table!r} must be a list of column "
+                        f"names. Got {sel!r} instead."
+                    )
+                unknown = [c for c in sel if c not in tables[table]]
+                if unknown and not isinstance(choice, Mapping) and len(tables) > 1:
+                    unknown = [c for c in sel if not any(c in cols for cols in tables.values())]
+                if unknown:
+                    raise InvalidParameterError(
+                        f"ReportColumns.{family} names column(s) {unknown} that table {table!r} "
+                        f"does not have (its columns: {list(tables[table])})."
+                    )
+
+    def to_dict(self) -> dict[str, Any]:
+        def plain(value: Any) -> Any:
+            if isinstance(value, Mapping):
+                return {k: plain(v) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return list(value)
+            return value
+
+        return {f: plain(getattr(self, f)) for f in _SECTIONS}
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """Every setting that changes a number in the report."""
+
+    seed: int = 0
+    n_max_train: int = 50_000
+    n_max_test: int = 50_000
+    n_max_synth: int = 50_000
+    max_categories: int = 20
+    min_category_count: int = 10
+    columns: ReportColumns = ReportColumns()
+    targets: Mapping[str, str] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seed": self.seed,
+            "n_max_train": self.n_max_train,
+            "n_max_test": self.n_max_test,
+            "n_max_synth": self.n_max_synth,
+            "max_categories": self.max_categories,
+            "min_category_count": self.min_category_count,
+            "columns": self.columns.to_dict(),
+            "targets": dict(self.targets) if self.targets else None,
+        }
