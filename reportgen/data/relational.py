@@ -69,6 +69,9 @@ class RelationalData(Mapping[str, pd.DataFrame]):
             raise SchemaError(f"No table {name!r}; the tables are {sorted(self._tables)}.")
         return self._tables[name]
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._tables
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._tables)
 
@@ -118,15 +121,11 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         """For each child row: the position of its parent row, -1 for a null key, -2 for an orphan."""
         child_keys = self._tables[rel.child][rel.column]
         parent_keys = self._tables[rel.parent][rel.parent_column]
-        index = pd.Index(_key_values(parent_keys))
-        if not index.is_unique:
-            index = index.drop_duplicates(keep="first")
-            positions = pd.Index(_key_values(parent_keys)).get_indexer(index)
-            found = index.get_indexer(_key_values(child_keys))
-            found = np.where(found >= 0, positions[np.maximum(found, 0)], -1)
-        else:
-            found = index.get_indexer(_key_values(child_keys))
-        return np.where(child_keys.isna().to_numpy(), -1, np.where(found >= 0, found, -2))
+        parent_index = pd.Index(_key_values(parent_keys))
+        first = ~parent_index.duplicated(keep="first")  # a duplicated parent key refers to its first row
+        found = parent_index[first].get_indexer(_key_values(child_keys))
+        found = np.where(found >= 0, np.flatnonzero(first)[np.maximum(found, 0)], -2)
+        return np.where(child_keys.isna().to_numpy(), -1, found)
 
     # -- split and sample ------------------------------------------------------------------------
     def default_root(self) -> str:

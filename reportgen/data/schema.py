@@ -236,6 +236,9 @@ class Schema(Mapping[str, Table]):
                 f"No table {name!r} in the schema; its tables are {sorted(self._tables)}."
             ) from None
 
+    def __contains__(self, name: object) -> bool:
+        return name in self._tables
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._tables)
 

@@ -1,0 +1,60 @@
+"""Shared fixtures: the real datasets in ../shared/datasets and small generated tables."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen import RelationalData, Schema
+
+DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+def read_csv(path: Path) -> pd.DataFrame:
+    """The shared datasets' CSV convention: only empty fields are missing."""
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+def load_metadata_dataset(name: str, tables: list[str] | None = None) -> RelationalData:
+    folder = DATASETS / name
+    if not folder.exists():
+        pytest.skip(f"shared dataset {name!r} not found at {folder}")
+    meta = json.loads((folder / "metadata.json").read_text())
+    if tables is not None:
+        meta["tables"] = {t: meta["tables"][t] for t in tables}
+        meta["relationships"] = [
+            r for r in meta["relationships"] if r["child_table"] in tables and r["parent_table"] in tables
+        ]
+    frames = {t: read_csv(folder / spec["file"]) for t, spec in meta["tables"].items()}
+    return RelationalData(frames, Schema.from_dict(meta))
+
+
+@pytest.fixture(scope="session")
+def chinook() -> RelationalData:
+    return load_metadata_dataset("chinook")
+
+
+@pytest.fixture(scope="session")
+def restaurant() -> RelationalData:
+    return load_metadata_dataset("restaurant_consumer", ["userprofile", "geoplaces2", "rating_final"])
+
+
+@pytest.fixture
+def people() -> pd.DataFrame:
+    """A small mixed-type single table made by the test: numeric, categorical, datetime, text."""
+    rng = np.random.default_rng(7)
+    n = 300
+    return pd.DataFrame(
+        {
+            "age": rng.normal(40, 12, n).round(1),
+            "income": rng.lognormal(10, 1, n),
+            "city": rng.choice(["Rome", "Oslo", "Lima", "Pune"], n),
+            "member": rng.choice([True, False], n),
+            "joined": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 1500, n), unit="D"),
+            "note": [f"free text number {i}" for i in range(n)],
+        }
+    )

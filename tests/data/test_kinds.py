@@ -1,0 +1,54 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen import ColumnKind, IncompatibleDataError
+from reportgen.data.kinds import infer_kind, to_canonical
+
+
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [
+        (pd.Series(np.arange(100) * 1.5), ColumnKind.NUMERIC),
+        (pd.Series(np.arange(100)), ColumnKind.INTEGER),
+        (pd.Series(np.arange(100) % 5), ColumnKind.CATEGORICAL),  # few distinct integers
+        (pd.Series([True, False] * 10), ColumnKind.BOOLEAN),
+        (pd.Series(["a", "b", None] * 30), ColumnKind.CATEGORICAL),
+        (pd.Series([f"id-{i}" for i in range(100)]), ColumnKind.TEXT),
+        (pd.Series([f"id-{i}" for i in range(40)]), ColumnKind.CATEGORICAL),  # unique but few
+        (pd.Series(["2021-01-01 10:00:00", "2022-05-03", None] * 10), ColumnKind.DATETIME),
+        (pd.Series(pd.date_range("2020", periods=30, tz="Europe/Rome")), ColumnKind.DATETIME),
+        (pd.Series(["a", "b"] * 5, dtype="category"), ColumnKind.CATEGORICAL),
+    ],
+)
+def test_inference_follows_the_spec(values, kind):
+    assert infer_kind(values) is kind
+
+
+def test_max_categories_moves_the_boundary():
+    values = pd.Series(np.arange(100) % 30)
+    assert infer_kind(values, max_categories=20) is ColumnKind.INTEGER
+    assert infer_kind(values, max_categories=30) is ColumnKind.CATEGORICAL
+
+
+def test_categories_agree_across_int_and_float_columns():
+    ints = to_canonical(pd.Series([1, 2, 3]), ColumnKind.CATEGORICAL, "t", show_examples=False)
+    floats = to_canonical(pd.Series([1.0, 2.0, np.nan]), ColumnKind.CATEGORICAL, "t", show_examples=False)
+    assert list(ints[:2]) == list(floats[:2]) == ["1", "2"]
+    assert floats.isna().tolist() == [False, False, True]
+
+
+def test_datetimes_become_utc():
+    local = pd.Series(pd.date_range("2020-01-01 12:00", periods=2, tz="Europe/Rome"))
+    out = to_canonical(local, ColumnKind.DATETIME, "t", show_examples=False)
+    assert str(out.dt.tz) == "UTC"
+    assert out.iloc[0] == pd.Timestamp("2020-01-01 11:00", tz="UTC")
+
+
+def test_unreadable_numbers_name_column_and_hide_real_values():
+    values = pd.Series(["1", "2", "secret-name"])
+    with pytest.raises(IncompatibleDataError, match="column 'x'.*1 of 3") as info:
+        to_canonical(values, ColumnKind.NUMERIC, "Table 't', column 'x'", show_examples=False)
+    assert "secret-name" not in str(info.value)
+    with pytest.raises(IncompatibleDataError, match="such as 'secret-name'"):
+        to_canonical(values, ColumnKind.NUMERIC, "Table 't', column 'x'", show_examples=True)

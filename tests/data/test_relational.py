@@ -1,0 +1,171 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen import (
+    DataError,
+    ForeignKey,
+    IncompatibleDataError,
+    IntegrityError,
+    InvalidParameterError,
+    PrimaryKey,
+    RelationalData,
+    Schema,
+    SchemaError,
+    Table,
+)
+from reportgen.data.validation import SYNTH, TRAIN, check_real, conform, synthetic_key_findings
+
+
+def assert_closed(data: RelationalData) -> None:
+    """No child row refers to a parent row that is absent."""
+    for name, found in data.integrity().items():
+        assert found.orphans == dict.fromkeys(found.orphans, 0), name
+
+
+def keys(data: RelationalData, table: str) -> set:
+    pk = list(data.schema[table].primary_key)
+    return set(map(tuple, data[table][pk].to_numpy().tolist()))
+
+
+def test_split_keeps_entities_whole_and_both_sides_closed(chinook):
+    train, test = chinook.split(0.7, seed=3)
+    assert_closed(train)
+    assert_closed(test)
+    hierarchy = [chinook.default_root(), *chinook.schema.descendants(chinook.default_root())]
+    assert hierarchy == ["Artist", "Album", "Track", "PlaylistTrack", "InvoiceLine"]
+    for table in hierarchy:
+        assert not keys(train, table) & keys(test, table), table
+        assert len(train[table]) + len(test[table]) == len(chinook[table]), table
+    share = len(train["Artist"]) / len(chinook["Artist"])
+    assert 0.65 < share < 0.75
+    # tables outside the entity hierarchy are shared lookups, present on both sides
+    assert len(train["Genre"]) == len(test["Genre"]) == len(chinook["Genre"])
+
+
+def test_split_is_deterministic_and_seed_dependent(chinook):
+    a, _ = chinook.split(0.5, seed=1)
+    b, _ = chinook.split(0.5, seed=1)
+    c, _ = chinook.split(0.5, seed=2)
+    assert keys(a, "Track") == keys(b, "Track")
+    assert keys(a, "Track") != keys(c, "Track")
+
+
+def test_split_keeps_a_self_referencing_hierarchy_together():
+    staff = pd.DataFrame({"id": range(10), "boss": [np.nan, 0, 0, 1, 1, np.nan, 5, 5, 6, np.nan]})
+    data = RelationalData({"staff": staff}, Schema(staff=Table(id=PrimaryKey(), boss=ForeignKey(parent="staff"))))
+    train, test = data.split(0.5, seed=0)
+    assert_closed(train)
+    assert_closed(test)
+    assert {len(train["staff"]), len(test["staff"])} <= {5, 4, 1, 9, 6, 3}
+
+
+def test_sample_caps_rows_and_stays_closed(chinook):
+    sample = chinook.sample(400, seed=0)
+    assert_closed(sample)
+    for name, frame in sample.items():
+        assert len(frame) <= max(400, 0), name
+    assert len(sample["PlaylistTrack"]) > 200  # the cap is used, not wasted
+    assert chinook.sample(10**6, seed=0) is chinook
+
+
+def test_sample_of_one_table_is_a_seeded_uniform_subset(people):
+    data = RelationalData(people)
+    one, two = data.sample(50, seed=4), data.sample(50, seed=4)
+    assert len(one["table"]) == 50
+    pd.testing.assert_frame_equal(one["table"], two["table"])
+
+
+def test_inputs_are_not_mutated(people):
+    before = people.copy(deep=True)
+    data = RelationalData(people)
+    data.split(0.5, seed=0)
+    data.sample(10, seed=0)
+    pd.testing.assert_frame_equal(people, before)
+
+
+def test_inferred_kinds_are_visible(people):
+    data = RelationalData(people, Schema(table=Table(age="numeric")))
+    assert "age" not in data.inferred_columns["table"]
+    assert data.inferred_columns["table"]["note"].value == "text"
+    assert data.inferred_columns["table"]["joined"].value == "datetime"
+
+
+# ---- validation errors, each with its message -------------------------------------------------
+
+def parent_child(parents=(1, 2, 3), children=(1, 1, 2)):
+    return (
+        {"p": pd.DataFrame({"id": list(parents)}), "c": pd.DataFrame({"p_id": list(children), "x": range(len(children))})},
+        Schema(p=Table(id=PrimaryKey()), c=Table(p_id=ForeignKey(parent="p"))),
+    )
+
+
+def test_schema_table_missing_from_data():
+    frames, schema = parent_child()
+    with pytest.raises(SchemaError, match=r"declares table\(s\) \['c'\] that the data does not have"):
+        RelationalData({"p": frames["p"]}, schema)
+
+
+def test_data_table_missing_from_schema():
+    frames, schema = parent_child()
+    with pytest.raises(SchemaError, match=r"table\(s\) \['extra'\] that the schema does not declare"):
+        RelationalData({**frames, "extra": pd.DataFrame({"a": [1]})}, schema)
+
+
+def test_schema_column_missing_from_data():
+    with pytest.raises(SchemaError, match=r"Table 't': the schema declares column\(s\) \['age'\]"):
+        RelationalData({"t": pd.DataFrame({"x": [1]})}, Schema(t=Table(age="numeric")))
+
+
+def test_duplicate_primary_keys_in_real_data():
+    frames, schema = parent_child(parents=(1, 1, 2))
+    with pytest.raises(IntegrityError, match=r"Table 'p' of the training data: 1 rows repeat a primary key \(id\)"):
+        check_real(RelationalData(frames, schema), TRAIN)
+
+
+def test_orphans_in_real_data_name_table_column_and_parent():
+    frames, schema = parent_child(children=(1, 9, 9))
+    with pytest.raises(IntegrityError, match=r"Table 'c', column 'p_id' of the training data: 2 of 3 rows refer to a 'p' row"):
+        check_real(RelationalData(frames, schema), TRAIN)
+
+
+def test_orphans_and_duplicates_in_synthetic_data_are_findings_not_errors():
+    frames, schema = parent_child(parents=(1, 1, 2), children=(1, 9, 9))
+    findings = synthetic_key_findings(RelationalData(frames, schema))
+    assert {(f.code, f.table, f.column) for f in findings} == {
+        ("synthetic_duplicate_primary_keys", "p", "id"), ("synthetic_orphans", "c", "p_id"),
+    }
+    assert "2 of 3 synthetic rows" in next(f.message for f in findings if f.code == "synthetic_orphans")
+
+
+def test_empty_table():
+    frames, schema = parent_child(children=())
+    with pytest.raises(DataError, match="Table 'c' of the training data has no rows"):
+        check_real(RelationalData(frames, schema), TRAIN)
+
+
+def test_synthetic_missing_column_and_extra_column():
+    frames, schema = parent_child()
+    real = RelationalData(frames, schema)
+    with pytest.raises(IncompatibleDataError, match=r"Table 'c' of the synthetic data lacks column\(s\) \['x'\]"):
+        conform(real, {"p": frames["p"], "c": frames["c"][["p_id"]]}, SYNTH)
+    synth, findings = conform(real, {"p": frames["p"], "c": frames["c"].assign(y=1)}, SYNTH)
+    assert list(synth["c"].columns) == ["p_id", "x"]
+    assert [(f.code, f.table, f.column) for f in findings] == [("extra_column", "c", "y")]
+
+
+def test_synthetic_declared_kind_that_differs():
+    frames, schema = parent_child()
+    real = RelationalData(frames, schema)
+    other = RelationalData(frames, Schema(p=Table(id=PrimaryKey()), c=Table(p_id=ForeignKey(parent="p"), x="categorical")))
+    real_declared = RelationalData(frames, Schema(p=Table(id=PrimaryKey()), c=Table(p_id=ForeignKey(parent="p"), x="numeric")))
+    assert conform(real, other, SYNTH)  # inferred kinds on the reference side are not declarations to contradict
+    with pytest.raises(IncompatibleDataError, match="column 'x': the synthetic data declares it categorical, the training data numeric"):
+        conform(real_declared, other, SYNTH)
+
+
+def test_split_parameters_are_validated(chinook):
+    with pytest.raises(InvalidParameterError, match=r"The 'ratio' parameter of split must be a float in the range \(0, 1\). Got 1.5 instead."):
+        chinook.split(1.5)
+    with pytest.raises(InvalidParameterError, match="'root' parameter of split"):
+        chinook.split(0.5, root="Nope")
