@@ -140,7 +140,7 @@ def evaluate(
         try:
             computed[section.name] = section.compute(context)
         except MetricNotComputed as reason:
-            computed[section.name] = section.result_type.model_construct(
+            computed[section.name] = SectionResult(
                 section=section.name, status="not_computed", reason=str(reason)
             )
     return ReportResults(

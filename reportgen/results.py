@@ -62,10 +62,14 @@ class ReportResults(BaseModel):
 
         if not isinstance(value, dict):
             return value
-        return {
-            name: result_type_of(name).model_validate(item) if isinstance(item, dict) else item
-            for name, item in value.items()
-        }
+        def typed(name: str, item: Any) -> Any:
+            if not isinstance(item, dict):
+                return item
+            if item.get("status") == "not_computed":
+                return SectionResult.model_validate(item)
+            return result_type_of(name).model_validate(item)
+
+        return {name: typed(name, item) for name, item in value.items()}
 
     def to_json(self) -> str:
         """The results as JSON text (stable key order, so equal results give equal text)."""

@@ -22,6 +22,7 @@ from reportgen.render.figures import to_data_uri
 from reportgen.results import ReportResults
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
+NOT_COMPUTED_TEMPLATE = "sections/not_computed.html.j2"
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,11 @@ def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[
 
 def _render_section(env, section: Section, results: ReportResults) -> RenderedSection:  # type: ignore[no-untyped-def]
     result = results.sections[section.name]
+    if result.status != "ok":
+        html = env.get_template(NOT_COMPUTED_TEMPLATE).render(result=result, title=section.title)
+        return RenderedSection(section.name, section.title, Markup(html))
     figures = {}
-    if result.status == "ok" and section.figures is not None:
+    if section.figures is not None:
         figures = {name: to_data_uri(fig) for name, fig in section.figures(result).items()}
     html = env.get_template(section.template).render(
         result=result, figures=figures, run=results.run, title=section.title

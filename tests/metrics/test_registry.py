@@ -1,0 +1,68 @@
+"""The plugin protocol: a section from another package runs and renders like a built-in one."""
+
+import sys
+
+import pytest
+
+from reportgen import report
+from reportgen.metrics import registry
+from reportgen.metrics.registry import MetricNotComputed, Section
+from reportgen.results import ReportResults, SectionResult
+
+
+class RowRatio(SectionResult):
+    ratio: float
+
+
+def compute_ratio(ctx):
+    name = ctx.table_names[0]
+    return RowRatio(section="row_ratio", ratio=len(ctx.synth[name]) / len(ctx.train[name]))
+
+
+def refuse(ctx):
+    raise MetricNotComputed("needs a target column")
+
+
+class FakeEntryPoint:
+    def __init__(self, name, obj):
+        self.name, self.obj = name, obj
+
+    def load(self):
+        return self.obj
+
+
+@pytest.fixture
+def plugin_package(tmp_path, monkeypatch):
+    pkg = tmp_path / "rg_plugin"
+    (pkg / "templates").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "templates" / "row_ratio.html.j2").write_text(
+        '<section id="row-ratio"><h2>{{ title }}</h2><p>Ratio {{ result.ratio | num }}</p></section>'
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sections = [
+        Section("row_ratio", "Row ratio", 50, RowRatio, compute_ratio, "row_ratio.html.j2", template_package="rg_plugin"),
+        lambda: Section("refuser", "Refuser", 60, SectionResult, refuse, "row_ratio.html.j2", template_package="rg_plugin"),
+    ]
+    monkeypatch.setattr(registry, "entry_points", lambda group: [FakeEntryPoint(f"p{i}", s) for i, s in enumerate(sections)])
+    monkeypatch.setattr(registry, "_plugins", None)
+    yield
+    sys.modules.pop("rg_plugin", None)
+    registry._plugins = None
+
+
+def test_entry_point_section_is_computed_rendered_and_round_trips(plugin_package, people, tmp_path):
+    results = report(people, None, people.iloc[:150], tmp_path / "r.html")
+    assert results.sections["row_ratio"].ratio == 0.5
+    assert "Ratio 0.50" in (tmp_path / "r.html").read_text()
+    again = ReportResults.load(tmp_path / "r.json")
+    assert isinstance(again.sections["row_ratio"], RowRatio)
+
+
+def test_a_section_that_cannot_run_is_marked_and_the_report_goes_on(plugin_package, people, tmp_path):
+    results = report(people, None, people, tmp_path / "r.html")
+    refused = results.sections["refuser"]
+    assert (refused.status, refused.reason) == ("not_computed", "needs a target column")
+    assert results.sections["overview"].status == "ok"
+    assert ReportResults.load(tmp_path / "r.json") == results
+    assert "This section was not computed: needs a target column" in (tmp_path / "r.html").read_text()

@@ -1,0 +1,116 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reportgen
+from reportgen import InvalidParameterError, RenderError, ReportColumns, ReportResults, report
+from reportgen.render import document
+
+
+def split_people(people):
+    return people.iloc[:150], people.iloc[150:], people.sample(frac=1.0, random_state=1).reset_index(drop=True)
+
+
+def strip_time(text: str) -> dict:
+    data = json.loads(text)
+    data["run"].pop("created_at")
+    return data
+
+
+def test_html_report_with_json_beside_it(people, tmp_path):
+    train, test, synth = split_people(people)
+    results = report(train, test, synth, tmp_path / "r.html", seed=3)
+    html = (tmp_path / "r.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "The data" in html
+    assert "data:image" not in html or "src=\"data:" in html  # figures, if any, are inlined
+    saved = ReportResults.load(tmp_path / "r.json")
+    assert saved == results
+    table = saved.sections["overview"].tables[0]
+    assert (table.rows_train, table.rows_test, table.rows_synth) == (150, 150, 300)
+    excluded = {c.name: c.excluded_reason for c in table.columns if c.excluded_reason}
+    assert excluded == {"note": "free text or near-unique values"}
+
+
+def test_same_inputs_and_seed_give_the_same_json(people, tmp_path):
+    train, test, synth = split_people(people)
+    report(train, test, synth, tmp_path / "a.html", seed=5, n_max_synth=100)
+    report(train, test, synth, tmp_path / "b.html", seed=5, n_max_synth=100)
+    assert strip_time((tmp_path / "a.json").read_text()) == strip_time((tmp_path / "b.json").read_text())
+
+
+def test_inputs_are_not_mutated(people, tmp_path):
+    train, test, synth = split_people(people)
+    copies = [f.copy(deep=True) for f in (train, test, synth)]
+    report(train, test, synth, tmp_path / "r.html", n_max_train=20)
+    for before, after in zip(copies, (train, test, synth)):
+        pd.testing.assert_frame_equal(before, after)
+
+
+def test_a_failing_render_leaves_no_partial_file(people, tmp_path, monkeypatch):
+    train, test, synth = split_people(people)
+    target = tmp_path / "r.pdf"
+    target.write_bytes(b"previous report")
+
+    def broken(html):
+        raise RuntimeError("renderer crashed")
+
+    monkeypatch.setattr(document, "html_to_pdf", broken)
+    with pytest.raises(RuntimeError):
+        report(train, test, synth, target)
+    assert target.read_bytes() == b"previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.pdf"]
+
+
+def test_unknown_suffix_is_refused_before_any_work(people, tmp_path):
+    train, test, synth = split_people(people)
+    with pytest.raises(RenderError, match="name the file with .pdf or .html"):
+        report(train, test, synth, tmp_path / "r.docx")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_user_strings_are_escaped(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"<script>alert(1)</script>": rng.choice(["<b>x</b>", "y"], 100), "v": rng.normal(size=100)})
+    report(frame, None, frame, tmp_path / "r.html", title="<i>t</i>")
+    html = (tmp_path / "r.html").read_text()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<i>t</i>" not in html
+
+
+def test_synthetic_key_problems_are_reported_not_raised(tmp_path):
+    real = {"p": pd.DataFrame({"id": [1, 2, 3]}), "c": pd.DataFrame({"p_id": [1, 1, 2, 3], "x": [1.0, 2.0, 3.0, 4.0]})}
+    synth = {"p": pd.DataFrame({"id": [1, 1, 2]}), "c": pd.DataFrame({"p_id": [1, 7, 8, 2], "x": [1.0, 2.0, 3.0, 4.0]})}
+    schema = reportgen.Schema(p=reportgen.Table(id=reportgen.PrimaryKey()), c=reportgen.Table(p_id=reportgen.ForeignKey(parent="p")))
+    results = report(real, None, synth, tmp_path / "r.html", schema=schema)
+    codes = {(f.code, f.table) for f in results.findings}
+    assert codes == {("synthetic_duplicate_primary_keys", "p"), ("synthetic_orphans", "c")}
+    tables = {t.name: t for t in results.sections["overview"].tables}
+    assert tables["c"].synth_orphans == {"p_id": 2}
+    html = (tmp_path / "r.html").read_text()
+    assert "2 orphans" in html and "1 duplicate keys" in html
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"n_max_train": 0}, r"The 'n_max_train' parameter of report must be an int in the range \[1, inf\]. Got 0 instead."),
+        ({"seed": -1}, r"The 'seed' parameter of report must be an int in the range \[0, 4.29497e\+09\]. Got -1 instead."),
+        ({"seed": 1.5}, r"The 'seed' parameter of report must be an int"),
+        ({"columns": {"univ": 3}}, r"The 'columns' parameter of report must be None or a ReportColumns"),
+        ({"columns": ReportColumns(univ=["nope"])}, r"ReportColumns.univ names column\(s\) \['nope'\]"),
+    ],
+)
+def test_bad_parameters_get_one_message_form(people, tmp_path, kwargs, message):
+    with pytest.raises(InvalidParameterError, match=message):
+        report(people, None, people, tmp_path / "r.html", **kwargs)
+
+
+def test_public_names_are_exactly_these():
+    assert set(reportgen.__all__) == {
+        "ColumnKind", "DataError", "Finding", "ForeignKey", "IncompatibleDataError", "IntegrityError",
+        "InvalidParameterError", "LoadError", "PrimaryKey", "RelationalData", "RenderError", "ReportColumns",
+        "ReportResults", "ReportgenError", "Schema", "SchemaError", "Table", "__version__", "report",
+    }
