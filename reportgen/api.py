@@ -162,6 +162,17 @@ def _preparation_findings(context: EvaluationContext) -> list:  # type: ignore[t
     from reportgen.results import Finding
 
     findings = []
+    if context.test is None:
+        findings.append(
+            Finding(
+                severity="info",
+                code="no_holdout",
+                message=(
+                    "No holdout data was given, so the reference levels that need real data the "
+                    "generator never saw are not shown."
+                ),
+            )
+        )
     for role, full, used in (
         (TRAIN, context.full_train, context.train),
         (TEST, context.full_test, context.test),

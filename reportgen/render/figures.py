@@ -11,9 +11,9 @@ from matplotlib.figure import Figure
 matplotlib.rcParams["svg.hashsalt"] = "reportgen"  # stable SVG ids, so equal figures give equal bytes
 
 
-def new_figure(width: float, height: float) -> Figure:
+def new_figure(width: float, height: float, *, layout: str | None = "constrained") -> Figure:
     """A figure not registered with pyplot (no global state, safe in threads and notebooks)."""
-    return Figure(figsize=(width, height), layout="constrained")
+    return Figure(figsize=(width, height), layout=layout)
 
 
 def to_data_uri(figure: Figure) -> str:

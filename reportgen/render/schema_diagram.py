@@ -20,10 +20,12 @@ def schema_figure(result: OverviewResult) -> Figure:
     rows = {t.name: t.rows_train for t in result.tables}
     layers = _layers(names, result.relations)
     positions = _positions(layers, result.relations)
-    width = max(len(layer) for layer in layers) * (BOX_W + GAP_X)
-    height = len(layers) * (BOX_H + GAP_Y)
-    fig = new_figure(min(7.0, 1.6 + 1.3 * width), min(9.0, 0.6 + 1.1 * height))
-    ax = fig.add_subplot()
+    x_max = max(x for x, _ in positions.values()) + BOX_W / 2 + 0.35
+    y_min = min(y for _, y in positions.values()) - BOX_H / 2 - 0.05
+    x_min, y_max = -0.05, BOX_H / 2 + 0.05
+    scale = min(1.3, 7.0 / (x_max - x_min))  # inches per unit: at most the page's width
+    fig = new_figure(scale * (x_max - x_min), scale * (y_max - y_min), layout=None)
+    ax = fig.add_axes((0, 0, 1, 1))
     ax.set_axis_off()
     for name, (x, y) in positions.items():
         ax.add_patch(
@@ -36,9 +38,8 @@ def schema_figure(result: OverviewResult) -> Figure:
         ax.text(x, y + 0.06, _short(name), ha="center", va="center", fontsize=8, weight="bold", parse_math=False)
         ax.text(x, y - 0.11, f"{rows[name]:,} rows", ha="center", va="center", fontsize=6.5, color="#444", parse_math=False)
     _draw_relations(ax, positions, result.relations)
-    ax.set_xlim(-GAP_X, width)
-    ax.set_ylim(-height + GAP_Y / 2 - 0.3, BOX_H + 0.1)
-    ax.set_aspect("equal")
+    ax.set_xlim(x_min, x_max)
+    ax.set_ylim(y_min, y_max)
     return fig
 
 
@@ -55,15 +56,19 @@ def _layers(names: list[str], relations: list[RelationSummary]) -> list[list[str
 
 
 def _positions(layers: list[list[str]], relations: list[RelationSummary]) -> dict[str, tuple[float, float]]:
+    """Roots side by side; each lower table under the mean position of its parents, never overlapping."""
     positions: dict[str, tuple[float, float]] = {}
+    step = BOX_W + GAP_X
     for depth, layer in enumerate(layers):
-        def barycentre(name: str) -> float:
+        def wanted(name: str, i: int) -> float:
             xs = [positions[r.parent][0] for r in relations if r.child == name and r.parent in positions]
-            return sum(xs) / len(xs) if xs else float("inf")
+            return sum(xs) / len(xs) if xs else BOX_W / 2 + i * step
 
-        ordered = sorted(layer, key=barycentre) if depth else layer
-        for i, name in enumerate(ordered):
-            positions[name] = (BOX_W / 2 + i * (BOX_W + GAP_X), -depth * (BOX_H + GAP_Y))
+        targets = sorted((wanted(name, i), name) for i, name in enumerate(layer))
+        x = -float("inf")
+        for target, name in targets:
+            x = max(target, x + step, BOX_W / 2)
+            positions[name] = (x, -depth * (BOX_H + GAP_Y))
     return positions
 
 
