@@ -94,8 +94,8 @@ def _run_report(args: argparse.Namespace) -> int:
 
     schema = read_schema(args.schema) if args.schema else None
     train = load(args.train, schema)
-    synth = load(args.synth, schema or train.schema)
-    test = load(args.test, schema or train.schema) if args.test else None
+    synth = load(args.synth, schema)  # report() checks it against the training data, by role
+    test = load(args.test, schema) if args.test else None
     report(
         train, test, synth, args.out,
         n_max_train=args.n_max_train, n_max_test=args.n_max_test, n_max_synth=args.n_max_synth,

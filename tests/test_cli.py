@@ -1,0 +1,53 @@
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from reportgen import RelationalData, ReportResults
+from reportgen.cli import main
+from reportgen.data.io import write_folder
+
+
+def test_demo_command_writes_report_and_json(tmp_path, capsys):
+    out = tmp_path / "demo.html"
+    assert main(["demo", "--out", str(out), "--quiet"]) == 0
+    assert "Report written to" in capsys.readouterr().out
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    assert ReportResults.load(tmp_path / "demo.json").sections["overview"].status == "ok"
+
+
+@pytest.fixture
+def folders(people, tmp_path):
+    for name, frame in {"train": people.iloc[:150], "test": people.iloc[150:], "synth": people.sample(200, random_state=0)}.items():
+        write_folder(RelationalData({"people": frame}), tmp_path / name)
+    return tmp_path
+
+
+def test_report_command_from_folders(folders, capsys):
+    out = folders / "r.pdf"
+    code = main(["report", "--train", str(folders / "train"), "--test", str(folders / "test"),
+                 "--synth", str(folders / "synth"), "--out", str(out), "--seed", "1"])
+    assert code == 0
+    assert out.read_bytes().startswith(b"%PDF")
+    results = ReportResults.load(folders / "r.json")
+    assert results.run.seed == 1
+    assert results.sections["overview"].tables[0].rows_synth == 200
+
+
+def test_bad_input_exits_2_with_a_message_and_writes_nothing(folders, capsys):
+    broken = folders / "broken"
+    frame = pd.read_csv(folders / "synth" / "people.csv").drop(columns=["income"])
+    write_folder(RelationalData({"people": frame}), broken)
+    out = folders / "r.html"
+    code = main(["report", "--train", str(folders / "train"), "--synth", str(broken), "--out", str(out)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("reportgen: error:")
+    assert "Table 'people' of the synthetic data lacks column(s) ['income']" in err
+    assert not out.exists() and not (folders / "r.json").exists()
+
+
+def test_installed_command_runs():
+    done = subprocess.run([sys.executable, "-m", "reportgen.cli", "--help"], capture_output=True, text=True, check=True)
+    assert "report" in done.stdout and "Exit codes" in done.stdout
