@@ -164,7 +164,11 @@ class Table:
         return new
 
     def to_dict(self) -> dict[str, Any]:
-        """The table as plain data (the schema file's layout)."""
+        """The table as plain data (the schema file's layout), declared kinds only.
+
+        Inferred kinds are left out: reading the same data back infers them again, and a schema
+        file written from one dataset must not impose its guesses on another.
+        """
         out: dict[str, Any] = {
             "primary_key": list(self.primary_key),
             "foreign_keys": [
@@ -178,7 +182,7 @@ class Table:
             "columns": {
                 c: k.value
                 for c, k in self.kinds.items()
-                if c not in self.primary_key and c not in self.foreign_keys
+                if c not in self.primary_key and c not in self.foreign_keys and c not in self.inferred
             },
         }
         return out
@@ -249,7 +253,15 @@ class Schema(Mapping[str, Table]):
         return f"Schema({', '.join(self._tables)})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Schema) and self.to_dict() == other.to_dict()
+        """Same tables, keys and kinds (declared or inferred alike)."""
+        return (
+            isinstance(other, Schema)
+            and list(self) == list(other)
+            and all(
+                self[t].to_dict() == other[t].to_dict() and dict(self[t].kinds) == dict(other[t].kinds)
+                for t in self
+            )
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
