@@ -75,12 +75,12 @@ class PreparedTable:
         for column, kind in self.schema.kinds.items():
             if column in self.schema.primary_key or column in self.schema.foreign_keys:
                 reasons[column] = "key column (compared through the relational structure)"
+            elif frame[column].isna().all():
+                reasons[column] = "all values missing in the training data"
             elif kind is ColumnKind.ID:
                 reasons[column] = "identifier"
             elif kind is ColumnKind.TEXT:
                 reasons[column] = "free text or near-unique values"
-            elif frame[column].isna().all():
-                reasons[column] = "all values missing in the training data"
         return reasons
 
     @property
