@@ -49,12 +49,18 @@ def main() -> None:
     timed("chinook: sample(1,000)", lambda: chinook.sample(1_000, seed=0), rows)
     with tempfile.TemporaryDirectory() as tmp:
         train_c, test_c = chinook.split(0.7, seed=0)
-        timed("chinook: report, PDF", lambda: rg.report(train_c, test_c, chinook, Path(tmp) / "c.pdf"), rows)
+        timed(
+            "chinook: report, PDF",
+            lambda: rg.report(train_c, test_c, chinook, Path(tmp) / "c.pdf"),
+            rows,
+        )
         chinook_kb = (Path(tmp) / "c.pdf").stat().st_size / 1024
     width = max(len(label) for label, _ in rows)
     for label, seconds in rows:
         print(f"{label:<{width}}  {seconds:7.3f} s")
-    print(f"adult report sizes: PDF {pdf_kb:.0f} KiB, HTML {html_kb:.0f} KiB; chinook PDF {chinook_kb:.0f} KiB")
+    print(
+        f"adult report sizes: PDF {pdf_kb:.0f} KiB, HTML {html_kb:.0f} KiB; chinook PDF {chinook_kb:.0f} KiB"
+    )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak resident memory: {peak:.0f} MiB  (python {sys.version.split()[0]}, best of 3)")
 

@@ -1,4 +1,4 @@
-"""reportgen: is this synthetic dataset fit to share?
+"""reportgen: is this synthetic dataset fit to share?  Fidelity, utility and privacy reports.
 
 Evaluates synthetic data against the real data it imitates (fidelity, utility, privacy) and writes a
 PDF or HTML report with the results as JSON beside it.

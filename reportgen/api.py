@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import TypeAlias
 
 import pandas as pd
 
@@ -27,10 +28,19 @@ from reportgen.render.document import output_format, write_report
 from reportgen.results import ReportResults, RunInfo, SectionResult
 from reportgen.settings import ReportColumns, ReportSettings
 
-DataInput = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
+DataInput: TypeAlias = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
 Progress = Callable[[str, float], None]
 
-_VERSIONED = ("reportgen", "numpy", "pandas", "scipy", "scikit-learn", "torch", "phik", "weasyprint")
+_VERSIONED = (
+    "reportgen",
+    "numpy",
+    "pandas",
+    "scipy",
+    "scikit-learn",
+    "torch",
+    "phik",
+    "weasyprint",
+)
 
 
 @validate_params(
@@ -128,9 +138,7 @@ def prepare_context(
     return context
 
 
-def evaluate(
-    context: EvaluationContext, *, title: str, notify: Progress | None = None
-) -> ReportResults:
+def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None = None) -> ReportResults:
     """Compute every registered section on a prepared context."""
     notify = notify or (lambda stage, fraction: None)
     computed: dict[str, SectionResult] = {}
@@ -158,7 +166,7 @@ def evaluate(
     )
 
 
-def _preparation_findings(context: EvaluationContext) -> list:  # type: ignore[type-arg]
+def _preparation_findings(context: EvaluationContext) -> list:
     from reportgen.results import Finding
 
     findings = []
@@ -180,7 +188,9 @@ def _preparation_findings(context: EvaluationContext) -> list:  # type: ignore[t
     ):
         if full is None or used is None or full is used:
             continue
-        cap = getattr(context.settings, {TRAIN: "n_max_train", TEST: "n_max_test", SYNTH: "n_max_synth"}[role])
+        cap = getattr(
+            context.settings, {TRAIN: "n_max_train", TEST: "n_max_test", SYNTH: "n_max_synth"}[role]
+        )
         sampled = [n for n in full if len(used[n]) < len(full[n])]
         findings.append(
             Finding(
@@ -201,7 +211,9 @@ def _preparation_findings(context: EvaluationContext) -> list:  # type: ignore[t
                         code="all_missing_column",
                         table=name,
                         column=column,
-                        message="Every value of this column is missing in the training data; it is not compared.",
+                        message=(
+                            "Every value of this column is missing in the training data; it is not compared."
+                        ),
                     )
                 )
     return findings
@@ -213,7 +225,11 @@ def _sample_seed(settings: ReportSettings, role: str) -> int:
 
 def _default_title(context: EvaluationContext) -> str:
     names = list(context.train)
-    return f"Synthetic data report: {names[0]}" if len(names) == 1 else f"Synthetic data report: {len(names)} tables"
+    return (
+        f"Synthetic data report: {names[0]}"
+        if len(names) == 1
+        else f"Synthetic data report: {len(names)} tables"
+    )
 
 
 def _version(package: str) -> str:

@@ -19,6 +19,7 @@ _EPILOG = "Exit codes: 0 success, 2 bad input or usage, 1 unexpected failure."
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: the process arguments); return the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -53,10 +54,20 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--title", help="title on the first page")
     rep.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
     for role in ("train", "test", "synth"):
-        rep.add_argument(f"--n-max-{role}", type=int, default=50_000, metavar="N",
-                         help=f"cap on {role} rows per table (default 50000)")
-    rep.add_argument("--max-categories", type=int, default=20, metavar="N",
-                     help="numbers with at most N distinct values are categorical (default 20)")
+        rep.add_argument(
+            f"--n-max-{role}",
+            type=int,
+            default=50_000,
+            metavar="N",
+            help=f"cap on {role} rows per table (default 50000)",
+        )
+    rep.add_argument(
+        "--max-categories",
+        type=int,
+        default=20,
+        metavar="N",
+        help="numbers with at most N distinct values are categorical (default 20)",
+    )
     _add_quiet(rep)
     rep.set_defaults(run=_run_report)
 
@@ -65,8 +76,11 @@ def _parser() -> argparse.ArgumentParser:
         help="write a report on demo data that ships with reportgen (Chinook + SDV HMA)",
         epilog=_EPILOG,
     )
-    demo.add_argument("--out", default="reportgen-demo/report.pdf",
-                      help="output file: .pdf or .html (default reportgen-demo/report.pdf)")
+    demo.add_argument(
+        "--out",
+        default="reportgen-demo/report.pdf",
+        help="output file: .pdf or .html (default reportgen-demo/report.pdf)",
+    )
     demo.add_argument("--seed", type=int, default=0)
     _add_quiet(demo)
     demo.set_defaults(run=_run_demo)
@@ -77,7 +91,7 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
 
 
-def _progress(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _progress(args: argparse.Namespace):
     """A progress display on a terminal; nothing when output goes to a log or --quiet is given."""
     if args.quiet or not sys.stderr.isatty():
         return None
@@ -97,9 +111,16 @@ def _run_report(args: argparse.Namespace) -> int:
     synth = load(args.synth, schema)  # report() checks it against the training data, by role
     test = load(args.test, schema) if args.test else None
     report(
-        train, test, synth, args.out,
-        n_max_train=args.n_max_train, n_max_test=args.n_max_test, n_max_synth=args.n_max_synth,
-        max_categories=args.max_categories, seed=args.seed, title=args.title,
+        train,
+        test,
+        synth,
+        args.out,
+        n_max_train=args.n_max_train,
+        n_max_test=args.n_max_test,
+        n_max_synth=args.n_max_synth,
+        max_categories=args.max_categories,
+        seed=args.seed,
+        title=args.title,
         progress=_progress(args),
     )
     _announce(Path(args.out))

@@ -62,6 +62,7 @@ class ReportResults(BaseModel):
 
         if not isinstance(value, dict):
             return value
+
         def typed(name: str, item: Any) -> Any:
             if not isinstance(item, dict):
                 return item

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from reportgen.errors import InvalidParameterError
 
-ColumnSelection = Union[None, int, Sequence[str], Mapping[str, Union[int, Sequence[str]]]]
+ColumnSelection = None | int | Sequence[str] | Mapping[str, int | Sequence[str]]
 
 _SECTIONS = ("univ", "biv", "knn", "phik")
 

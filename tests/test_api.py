@@ -10,7 +10,11 @@ from reportgen.render import document
 
 
 def split_people(people):
-    return people.iloc[:150], people.iloc[150:], people.sample(frac=1.0, random_state=1).reset_index(drop=True)
+    return (
+        people.iloc[:150],
+        people.iloc[150:],
+        people.sample(frac=1.0, random_state=1).reset_index(drop=True),
+    )
 
 
 def strip_time(text: str) -> dict:
@@ -24,7 +28,7 @@ def test_html_report_with_json_beside_it(people, tmp_path):
     results = report(train, test, synth, tmp_path / "r.html", seed=3)
     html = (tmp_path / "r.html").read_text()
     assert html.startswith("<!DOCTYPE html>") and "The data" in html
-    assert "data:image" not in html or "src=\"data:" in html  # figures, if any, are inlined
+    assert "data:image" not in html or 'src="data:' in html  # figures, if any, are inlined
     saved = ReportResults.load(tmp_path / "r.json")
     assert saved == results
     table = saved.sections["overview"].tables[0]
@@ -44,7 +48,7 @@ def test_inputs_are_not_mutated(people, tmp_path):
     train, test, synth = split_people(people)
     copies = [f.copy(deep=True) for f in (train, test, synth)]
     report(train, test, synth, tmp_path / "r.html", n_max_train=20)
-    for before, after in zip(copies, (train, test, synth)):
+    for before, after in zip(copies, (train, test, synth), strict=True):
         pd.testing.assert_frame_equal(before, after)
 
 
@@ -72,7 +76,9 @@ def test_unknown_suffix_is_refused_before_any_work(people, tmp_path):
 
 def test_user_strings_are_escaped(tmp_path):
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({"<script>alert(1)</script>": rng.choice(["<b>x</b>", "y"], 100), "v": rng.normal(size=100)})
+    frame = pd.DataFrame(
+        {"<script>alert(1)</script>": rng.choice(["<b>x</b>", "y"], 100), "v": rng.normal(size=100)}
+    )
     report(frame, None, frame, tmp_path / "r.html", title="<i>t</i>")
     html = (tmp_path / "r.html").read_text()
     assert "<script>alert(1)</script>" not in html
@@ -81,12 +87,25 @@ def test_user_strings_are_escaped(tmp_path):
 
 
 def test_synthetic_key_problems_are_reported_not_raised(tmp_path):
-    real = {"p": pd.DataFrame({"id": [1, 2, 3]}), "c": pd.DataFrame({"p_id": [1, 1, 2, 3], "x": [1.0, 2.0, 3.0, 4.0]})}
-    synth = {"p": pd.DataFrame({"id": [1, 1, 2]}), "c": pd.DataFrame({"p_id": [1, 7, 8, 2], "x": [1.0, 2.0, 3.0, 4.0]})}
-    schema = reportgen.Schema(p=reportgen.Table(id=reportgen.PrimaryKey()), c=reportgen.Table(p_id=reportgen.ForeignKey(parent="p")))
+    real = {
+        "p": pd.DataFrame({"id": [1, 2, 3]}),
+        "c": pd.DataFrame({"p_id": [1, 1, 2, 3], "x": [1.0, 2.0, 3.0, 4.0]}),
+    }
+    synth = {
+        "p": pd.DataFrame({"id": [1, 1, 2]}),
+        "c": pd.DataFrame({"p_id": [1, 7, 8, 2], "x": [1.0, 2.0, 3.0, 4.0]}),
+    }
+    schema = reportgen.Schema(
+        p=reportgen.Table(id=reportgen.PrimaryKey()),
+        c=reportgen.Table(p_id=reportgen.ForeignKey(parent="p")),
+    )
     results = report(real, None, synth, tmp_path / "r.html", schema=schema)
     codes = {(f.code, f.table) for f in results.findings}
-    assert codes == {("no_holdout", None), ("synthetic_duplicate_primary_keys", "p"), ("synthetic_orphans", "c")}
+    assert codes == {
+        ("no_holdout", None),
+        ("synthetic_duplicate_primary_keys", "p"),
+        ("synthetic_orphans", "c"),
+    }
     tables = {t.name: t for t in results.sections["overview"].tables}
     assert tables["c"].synth_orphans == {"p_id": 2}
     html = (tmp_path / "r.html").read_text()
@@ -96,11 +115,23 @@ def test_synthetic_key_problems_are_reported_not_raised(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"n_max_train": 0}, r"The 'n_max_train' parameter of report must be an int in the range \[1, inf\]. Got 0 instead."),
-        ({"seed": -1}, r"The 'seed' parameter of report must be an int in the range \[0, 4.29497e\+09\]. Got -1 instead."),
+        (
+            {"n_max_train": 0},
+            r"The 'n_max_train' parameter of report must be an int in the range \[1, inf\]. Got 0 instead.",
+        ),
+        (
+            {"seed": -1},
+            r"The 'seed' parameter of report must be an int in the range \[0, 4.29497e\+09\]. Got -1 instead.",
+        ),
         ({"seed": 1.5}, r"The 'seed' parameter of report must be an int"),
-        ({"columns": {"univ": 3}}, r"The 'columns' parameter of report must be None or a ReportColumns"),
-        ({"columns": ReportColumns(univ=["nope"])}, r"ReportColumns.univ names column\(s\) \['nope'\]"),
+        (
+            {"columns": {"univ": 3}},
+            r"The 'columns' parameter of report must be None or a ReportColumns",
+        ),
+        (
+            {"columns": ReportColumns(univ=["nope"])},
+            r"ReportColumns.univ names column\(s\) \['nope'\]",
+        ),
     ],
 )
 def test_bad_parameters_get_one_message_form(people, tmp_path, kwargs, message):
@@ -110,7 +141,23 @@ def test_bad_parameters_get_one_message_form(people, tmp_path, kwargs, message):
 
 def test_public_names_are_exactly_these():
     assert set(reportgen.__all__) == {
-        "ColumnKind", "DataError", "Finding", "ForeignKey", "IncompatibleDataError", "IntegrityError",
-        "InvalidParameterError", "LoadError", "PrimaryKey", "RelationalData", "RenderError", "ReportColumns",
-        "ReportResults", "ReportgenError", "Schema", "SchemaError", "Table", "__version__", "report",
+        "ColumnKind",
+        "DataError",
+        "Finding",
+        "ForeignKey",
+        "IncompatibleDataError",
+        "IntegrityError",
+        "InvalidParameterError",
+        "LoadError",
+        "PrimaryKey",
+        "RelationalData",
+        "RenderError",
+        "ReportColumns",
+        "ReportResults",
+        "ReportgenError",
+        "Schema",
+        "SchemaError",
+        "Table",
+        "__version__",
+        "report",
     }

@@ -19,15 +19,32 @@ def test_demo_command_writes_report_and_json(tmp_path, capsys):
 
 @pytest.fixture
 def folders(people, tmp_path):
-    for name, frame in {"train": people.iloc[:150], "test": people.iloc[150:], "synth": people.sample(200, random_state=0)}.items():
+    for name, frame in {
+        "train": people.iloc[:150],
+        "test": people.iloc[150:],
+        "synth": people.sample(200, random_state=0),
+    }.items():
         write_folder(RelationalData({"people": frame}), tmp_path / name)
     return tmp_path
 
 
 def test_report_command_from_folders(folders, capsys):
     out = folders / "r.pdf"
-    code = main(["report", "--train", str(folders / "train"), "--test", str(folders / "test"),
-                 "--synth", str(folders / "synth"), "--out", str(out), "--seed", "1"])
+    code = main(
+        [
+            "report",
+            "--train",
+            str(folders / "train"),
+            "--test",
+            str(folders / "test"),
+            "--synth",
+            str(folders / "synth"),
+            "--out",
+            str(out),
+            "--seed",
+            "1",
+        ]
+    )
     assert code == 0
     assert out.read_bytes().startswith(b"%PDF")
     results = ReportResults.load(folders / "r.json")
@@ -49,5 +66,10 @@ def test_bad_input_exits_2_with_a_message_and_writes_nothing(folders, capsys):
 
 
 def test_installed_command_runs():
-    done = subprocess.run([sys.executable, "-m", "reportgen.cli", "--help"], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "reportgen.cli", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "report" in done.stdout and "Exit codes" in done.stdout

@@ -19,7 +19,9 @@ def restaurant_schema():
         pytest.skip(f"shared dataset not found at {folder}")
     meta = json.loads((folder / "metadata.json").read_text())
     meta["tables"] = {t: meta["tables"][t] for t in CORE}
-    meta["relationships"] = [r for r in meta["relationships"] if r["child_table"] in CORE and r["parent_table"] in CORE]
+    meta["relationships"] = [
+        r for r in meta["relationships"] if r["child_table"] in CORE and r["parent_table"] in CORE
+    ]
     return rg.Schema.from_dict(meta)
 
 
@@ -31,7 +33,10 @@ def test_restaurant_hma_duplicate_keys_and_all_missing_column_are_findings(resta
     results = rg.report(train, test, synth, tmp_path / "r.html")
     found = {(f.code, f.table, f.column): f for f in results.findings}
     # the dataset's README: HMA wrote 154 duplicate (userID, placeID) pairs; geoplaces2.fax is all missing
-    assert "154 of 1161 synthetic rows" in found[("synthetic_duplicate_primary_keys", "rating_final", "userID, placeID")].message
+    assert (
+        "154 of 1161 synthetic rows"
+        in found[("synthetic_duplicate_primary_keys", "rating_final", "userID, placeID")].message
+    )
     assert ("all_missing_column", "geoplaces2", "fax") in found
     tables = {t.name: t for t in results.sections["overview"].tables}
     assert tables["rating_final"].synth_duplicate_primary_keys == 154

@@ -24,9 +24,7 @@ DEFAULT_MAX_CATEGORIES = 20
 TEXT_DISTINCT_RATIO = 0.9
 TEXT_MIN_DISTINCT = 50
 
-_ISO_DATETIME = re.compile(
-    r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$"
-)
+_ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$")
 
 
 def infer_kind(values: pd.Series, max_categories: int = DEFAULT_MAX_CATEGORIES) -> ColumnKind:
@@ -98,7 +96,7 @@ def _label(value: object) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (int, float, np.integer, np.floating)):
-        return _number_label(value)
+        return str(_number_label(value))
     return str(value)
 
 

@@ -19,7 +19,7 @@ from scipy.sparse.csgraph import connected_components
 from reportgen.data.kinds import DEFAULT_MAX_CATEGORIES, infer_kind
 from reportgen.data.schema import ColumnKind, Relation, Schema, Table
 from reportgen.errors import DataError, InvalidParameterError, SchemaError
-from reportgen.params import Interval, NoneValue, check_param
+from reportgen.params import Interval, NoneValue, Options, check_param
 
 SINGLE_TABLE_NAME = "table"
 
@@ -86,8 +86,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
     def inferred_columns(self) -> dict[str, dict[str, ColumnKind]]:
         """Per table, the columns whose kind was inferred from data, with that kind."""
         return {
-            name: {c: t.kinds[c] for c in t.columns if c in t.inferred}
-            for name, t in self.schema.items()
+            name: {c: t.kinds[c] for c in t.columns if c in t.inferred} for name, t in self.schema.items()
         }
 
     def with_tables(self, tables: Mapping[str, pd.DataFrame]) -> RelationalData:
@@ -130,6 +129,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
     # -- split and sample ------------------------------------------------------------------------
     def default_root(self) -> str:
         """The table whose rows are the entities: the root with the most rows below it."""
+
         def weight(table: str) -> int:
             return sum(len(self._tables[t]) for t in [table, *self.schema.descendants(table)])
 
@@ -153,11 +153,9 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         rng = np.random.default_rng(seed)
         labels, n_entities = self._entity_labels(root or self.default_root())
         if n_entities < 2:
-            raise DataError(
-                f"Cannot split: the data has {n_entities} entity; a split needs at least 2."
-            )
+            raise DataError(f"Cannot split: the data has {n_entities} entity; a split needs at least 2.")
         order = rng.permutation(n_entities)
-        n_train = min(max(int(round(ratio * n_entities)), 1), n_entities - 1)
+        n_train = min(max(round(ratio * n_entities), 1), n_entities - 1)
         in_train = np.zeros(n_entities, dtype=bool)
         in_train[order[:n_train]] = True
         train, test = {}, {}
@@ -223,7 +221,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
     def _entity_labels(self, root: str) -> tuple[dict[str, np.ndarray], int]:
         """Entity number of every row of ``root`` and its descendants (connected components)."""
         tables = [root, *self.schema.descendants(root)]
-        offsets = dict(zip(tables, np.cumsum([0] + [len(self._tables[t]) for t in tables])))
+        offsets = dict(zip(tables, np.cumsum([0] + [len(self._tables[t]) for t in tables[:-1]]), strict=True))
         n_nodes = sum(len(self._tables[t]) for t in tables)
         rows, cols = [], []
         for rel in self.schema.relations:
@@ -239,9 +237,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         return {t: labels[offsets[t] : offsets[t] + len(self._tables[t])] for t in tables}, n
 
 
-def _table_option(data: RelationalData) -> object:
-    from reportgen.params import Options
-
+def _table_option(data: RelationalData) -> Options:
     return Options(tuple(data))
 
 
@@ -318,7 +314,5 @@ def _resolve_table(name: str, frame: pd.DataFrame, table: Table, max_categories:
             f"Table {name!r}: the schema declares column(s) {missing} that the data does not "
             f"have. Its columns are {columns}."
         )
-    inferred = {
-        c: infer_kind(frame[c], max_categories) for c in columns if c not in table.kinds
-    }
+    inferred = {c: infer_kind(frame[c], max_categories) for c in columns if c not in table.kinds}
     return table.with_inferred(inferred).ordered(columns)

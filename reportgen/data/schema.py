@@ -46,9 +46,7 @@ class ColumnKind(str, Enum):
             return cls(key)
         except ValueError:
             allowed = ", ".join(k.value for k in cls)
-            raise SchemaError(
-                f"{where}: unknown column kind {value!r}. Use one of: {allowed}."
-            ) from None
+            raise SchemaError(f"{where}: unknown column kind {value!r}. Use one of: {allowed}.") from None
 
     @property
     def is_compared(self) -> bool:
@@ -204,9 +202,7 @@ class Table:
             specs[str(name)] = ColumnKind.parse(kind, f"{where}, column {name!r}")
         for fk in spec.get("foreign_keys") or []:
             if not isinstance(fk, Mapping) or "column" not in fk or "parent" not in fk:
-                raise SchemaError(
-                    f"{where}: each foreign key needs 'column' and 'parent', got {fk!r}."
-                )
+                raise SchemaError(f"{where}: each foreign key needs 'column' and 'parent', got {fk!r}.")
             column = str(fk["column"])
             specs[column] = ForeignKey(
                 parent=str(fk["parent"]),
@@ -226,9 +222,7 @@ class Schema(Mapping[str, Table]):
         self._tables: dict[str, Table] = {**(tables or {}), **more}
         for name, table in self._tables.items():
             if not isinstance(table, Table):
-                raise SchemaError(
-                    f"Table {name!r}: expected a reportgen.Table, got {type(table).__name__}."
-                )
+                raise SchemaError(f"Table {name!r}: expected a reportgen.Table, got {type(table).__name__}.")
         self.relations: tuple[Relation, ...] = tuple(self._resolve_relations())
         self._check_acyclic()
 
@@ -352,9 +346,7 @@ class Schema(Mapping[str, Table]):
         ``columns``, plus a top-level ``relationships`` list).
         """
         if not isinstance(spec, Mapping) or not isinstance(spec.get("tables"), Mapping):
-            raise SchemaError(
-                "A schema file needs a top-level 'tables' mapping of table names to tables."
-            )
+            raise SchemaError("A schema file needs a top-level 'tables' mapping of table names to tables.")
         if "relationships" in spec:
             spec = _from_neutral_metadata(spec)
         return cls(

@@ -47,6 +47,7 @@ def check_real(data: RelationalData, role: str) -> None:
 
 
 def check_not_empty(data: RelationalData, role: str) -> None:
+    """Raise if any table has no rows: there would be nothing to compare."""
     for name, frame in data.items():
         if len(frame) == 0:
             raise DataError(
@@ -80,7 +81,9 @@ def synthetic_key_findings(data: RelationalData) -> list[Finding]:
                     code="synthetic_missing_primary_keys",
                     table=name,
                     column=", ".join(table.primary_key),
-                    message=f"{found.missing_primary_keys} of {found.rows} synthetic rows have no primary key.",
+                    message=(
+                        f"{found.missing_primary_keys} of {found.rows} synthetic rows have no primary key."
+                    ),
                 )
             )
         for column, n_orphans in found.orphans.items():
@@ -125,7 +128,9 @@ def conform(
                 severity="warning",
                 code="extra_table",
                 table=extra,
-                message=f"The {role} data has a table {extra!r} that the training data lacks; it was ignored.",
+                message=(
+                    f"The {role} data has a table {extra!r} that the training data lacks; it was ignored."
+                ),
             )
         )
     conformed = {}

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
 from reportgen.metrics.overview import OverviewResult, compute_overview
 from reportgen.metrics.registry import Section, register
 from reportgen.render.schema_diagram import schema_figure
+from reportgen.results import SectionResult
 
 
-def _overview_figures(result: OverviewResult) -> dict:  # type: ignore[type-arg]
+def _overview_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, OverviewResult)
     return {"schema": schema_figure(result)} if len(result.tables) > 1 else {}
 
 
@@ -17,8 +21,8 @@ OVERVIEW = register(
         title="The data",
         order=10,
         result_type=OverviewResult,
-        compute=compute_overview,  # type: ignore[arg-type]
+        compute=compute_overview,
         template="sections/overview.html.j2",
-        figures=_overview_figures,  # type: ignore[arg-type]
+        figures=_overview_figures,
     )
 )

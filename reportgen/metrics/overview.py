@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+import pandas as pd
 from pydantic import BaseModel, Field
 
 from reportgen.context import EvaluationContext
@@ -76,9 +77,9 @@ def compute_overview(ctx: EvaluationContext) -> OverviewResult:
                 kind_source="inferred" if column in schema.inferred else "declared",
                 key=_key_role(column, schema.primary_key, list(schema.foreign_keys)),
                 excluded_reason=prepared.excluded.get(column),
-                missing_train=_missing(ctx.full_train, name, column),
-                missing_test=_missing(ctx.full_test, name, column),
-                missing_synth=_missing(ctx.full_synth, name, column),
+                missing_train=_missing_share(ctx.full_train[name][column]),
+                missing_test=None if ctx.full_test is None else _missing_share(ctx.full_test[name][column]),
+                missing_synth=_missing_share(ctx.full_synth[name][column]),
             )
             for column, kind in schema.kinds.items()
         ]
@@ -118,10 +119,5 @@ def _rows(data: RelationalData | None, table: str) -> int | None:
     return None if data is None else len(data[table])
 
 
-def _missing(data: RelationalData | None, table: str, column: str) -> float | None:
-    if data is None:
-        return None
-    values = data[table][column]
+def _missing_share(values: pd.Series) -> float:
     return float(values.isna().mean()) if len(values) else 0.0
-
-

@@ -84,6 +84,7 @@ def sections() -> list[Section]:
 
 
 def get_section(name: str) -> Section:
+    """The registered section called ``name``."""
     for section in sections():
         if section.name == name:
             return section

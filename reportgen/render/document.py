@@ -50,7 +50,7 @@ def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[
     return [s.name for s in registered.values() if s.name in results.sections]
 
 
-def _render_section(env, section: Section, results: ReportResults) -> RenderedSection:  # type: ignore[no-untyped-def]
+def _render_section(env, section: Section, results: ReportResults) -> RenderedSection:
     result = results.sections[section.name]
     if result.status != "ok":
         html = env.get_template(NOT_COMPUTED_TEMPLATE).render(result=result, title=section.title)
@@ -68,10 +68,11 @@ def html_to_pdf(html: str) -> bytes:
     """The PDF of an HTML document (fonts and layout by WeasyPrint)."""
     from weasyprint import HTML
 
-    return HTML(string=html).write_pdf()  # type: ignore[no-any-return]
+    return HTML(string=html).write_pdf()
 
 
 def output_format(path: Path) -> str:
+    """'pdf' or 'html', from the file name's suffix; anything else is refused before any work."""
     try:
         return FORMATS[path.suffix.lower()]
     except KeyError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+from typing import Literal
 
 import matplotlib
 from matplotlib.figure import Figure
@@ -11,7 +12,9 @@ from matplotlib.figure import Figure
 matplotlib.rcParams["svg.hashsalt"] = "reportgen"  # stable SVG ids, so equal figures give equal bytes
 
 
-def new_figure(width: float, height: float, *, layout: str | None = "constrained") -> Figure:
+def new_figure(
+    width: float, height: float, *, layout: Literal["constrained"] | None = "constrained"
+) -> Figure:
     """A figure not registered with pyplot (no global state, safe in threads and notebooks)."""
     return Figure(figsize=(width, height), layout=layout)
 

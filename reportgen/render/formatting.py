@@ -20,7 +20,7 @@ def fmt_pct(value: float | None, decimals: int = 1) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return DASH
     if 0 < value < 0.5 * 10 ** (-decimals) / 100:
-        return f"<{10 ** -decimals:.{decimals}f}%"
+        return f"<{10**-decimals:.{decimals}f}%"
     return f"{100 * value:.{decimals}f}%"
 
 

@@ -30,13 +30,35 @@ def schema_figure(result: OverviewResult) -> Figure:
     for name, (x, y) in positions.items():
         ax.add_patch(
             FancyBboxPatch(
-                (x - BOX_W / 2, y - BOX_H / 2), BOX_W, BOX_H,
+                (x - BOX_W / 2, y - BOX_H / 2),
+                BOX_W,
+                BOX_H,
                 boxstyle="round,pad=0.02,rounding_size=0.06",
-                facecolor="#eef3f8", edgecolor="#34546e", linewidth=1.0,
+                facecolor="#eef3f8",
+                edgecolor="#34546e",
+                linewidth=1.0,
             )
         )
-        ax.text(x, y + 0.06, _short(name), ha="center", va="center", fontsize=8, weight="bold", parse_math=False)
-        ax.text(x, y - 0.11, f"{rows[name]:,} rows", ha="center", va="center", fontsize=6.5, color="#444", parse_math=False)
+        ax.text(
+            x,
+            y + 0.06,
+            _short(name),
+            ha="center",
+            va="center",
+            fontsize=8,
+            weight="bold",
+            parse_math=False,
+        )
+        ax.text(
+            x,
+            y - 0.11,
+            f"{rows[name]:,} rows",
+            ha="center",
+            va="center",
+            fontsize=6.5,
+            color="#444",
+            parse_math=False,
+        )
     _draw_relations(ax, positions, result.relations)
     ax.set_xlim(x_min, x_max)
     ax.set_ylim(y_min, y_max)
@@ -60,6 +82,7 @@ def _positions(layers: list[list[str]], relations: list[RelationSummary]) -> dic
     positions: dict[str, tuple[float, float]] = {}
     step = BOX_W + GAP_X
     for depth, layer in enumerate(layers):
+
         def wanted(name: str, i: int) -> float:
             xs = [positions[r.parent][0] for r in relations if r.child == name and r.parent in positions]
             return sum(xs) / len(xs) if xs else BOX_W / 2 + i * step
@@ -72,7 +95,7 @@ def _positions(layers: list[list[str]], relations: list[RelationSummary]) -> dic
     return positions
 
 
-def _draw_relations(ax, positions: dict[str, tuple[float, float]], relations: list[RelationSummary]) -> None:  # type: ignore[no-untyped-def]
+def _draw_relations(ax, positions: dict[str, tuple[float, float]], relations: list[RelationSummary]) -> None:
     seen: dict[tuple[str, str], int] = defaultdict(int)
     for r in relations:
         (px, py), (cx, cy) = positions[r.parent], positions[r.child]
@@ -87,12 +110,25 @@ def _draw_relations(ax, positions: dict[str, tuple[float, float]], relations: li
             label_at = ((px + cx) / 2 + 0.12 * nth, (py + cy) / 2)
         ax.add_patch(
             FancyArrowPatch(
-                start, end, arrowstyle="-|>", mutation_scale=8, linewidth=0.8, color="#34546e",
+                start,
+                end,
+                arrowstyle="-|>",
+                mutation_scale=8,
+                linewidth=0.8,
+                color="#34546e",
                 connectionstyle=f"arc3,rad={rad}",
             )
         )
-        ax.text(*label_at, _short(r.column, 14), fontsize=5.5, color="#34546e", ha="center",
-                va="center", parse_math=False, bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5})
+        ax.text(
+            *label_at,
+            _short(r.column, 14),
+            fontsize=5.5,
+            color="#34546e",
+            ha="center",
+            va="center",
+            parse_math=False,
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
+        )
 
 
 def _short(text: str, limit: int = 16) -> str:

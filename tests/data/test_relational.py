@@ -53,7 +53,9 @@ def test_split_is_deterministic_and_seed_dependent(chinook):
 
 def test_split_keeps_a_self_referencing_hierarchy_together():
     staff = pd.DataFrame({"id": range(10), "boss": [np.nan, 0, 0, 1, 1, np.nan, 5, 5, 6, np.nan]})
-    data = RelationalData({"staff": staff}, Schema(staff=Table(id=PrimaryKey(), boss=ForeignKey(parent="staff"))))
+    data = RelationalData(
+        {"staff": staff}, Schema(staff=Table(id=PrimaryKey(), boss=ForeignKey(parent="staff")))
+    )
     train, test = data.split(0.5, seed=0)
     assert_closed(train)
     assert_closed(test)
@@ -93,9 +95,13 @@ def test_inferred_kinds_are_visible(people):
 
 # ---- validation errors, each with its message -------------------------------------------------
 
+
 def parent_child(parents=(1, 2, 3), children=(1, 1, 2)):
     return (
-        {"p": pd.DataFrame({"id": list(parents)}), "c": pd.DataFrame({"p_id": list(children), "x": range(len(children))})},
+        {
+            "p": pd.DataFrame({"id": list(parents)}),
+            "c": pd.DataFrame({"p_id": list(children), "x": range(len(children))}),
+        },
         Schema(p=Table(id=PrimaryKey()), c=Table(p_id=ForeignKey(parent="p"))),
     )
 
@@ -119,13 +125,18 @@ def test_schema_column_missing_from_data():
 
 def test_duplicate_primary_keys_in_real_data():
     frames, schema = parent_child(parents=(1, 1, 2))
-    with pytest.raises(IntegrityError, match=r"Table 'p' of the training data: 1 rows repeat a primary key \(id\)"):
+    with pytest.raises(
+        IntegrityError, match=r"Table 'p' of the training data: 1 rows repeat a primary key \(id\)"
+    ):
         check_real(RelationalData(frames, schema), TRAIN)
 
 
 def test_orphans_in_real_data_name_table_column_and_parent():
     frames, schema = parent_child(children=(1, 9, 9))
-    with pytest.raises(IntegrityError, match=r"Table 'c', column 'p_id' of the training data: 2 of 3 rows refer to a 'p' row"):
+    with pytest.raises(
+        IntegrityError,
+        match=r"Table 'c', column 'p_id' of the training data: 2 of 3 rows refer to a 'p' row",
+    ):
         check_real(RelationalData(frames, schema), TRAIN)
 
 
@@ -133,7 +144,8 @@ def test_orphans_and_duplicates_in_synthetic_data_are_findings_not_errors():
     frames, schema = parent_child(parents=(1, 1, 2), children=(1, 9, 9))
     findings = synthetic_key_findings(RelationalData(frames, schema))
     assert {(f.code, f.table, f.column) for f in findings} == {
-        ("synthetic_duplicate_primary_keys", "p", "id"), ("synthetic_orphans", "c", "p_id"),
+        ("synthetic_duplicate_primary_keys", "p", "id"),
+        ("synthetic_orphans", "c", "p_id"),
     }
     assert "2 of 3 synthetic rows" in next(f.message for f in findings if f.code == "synthetic_orphans")
 
@@ -147,7 +159,9 @@ def test_empty_table():
 def test_synthetic_missing_column_and_extra_column():
     frames, schema = parent_child()
     real = RelationalData(frames, schema)
-    with pytest.raises(IncompatibleDataError, match=r"Table 'c' of the synthetic data lacks column\(s\) \['x'\]"):
+    with pytest.raises(
+        IncompatibleDataError, match=r"Table 'c' of the synthetic data lacks column\(s\) \['x'\]"
+    ):
         conform(real, {"p": frames["p"], "c": frames["c"][["p_id"]]}, SYNTH)
     synth, findings = conform(real, {"p": frames["p"], "c": frames["c"].assign(y=1)}, SYNTH)
     assert list(synth["c"].columns) == ["p_id", "x"]
@@ -157,15 +171,28 @@ def test_synthetic_missing_column_and_extra_column():
 def test_synthetic_declared_kind_that_differs():
     frames, schema = parent_child()
     real = RelationalData(frames, schema)
-    other = RelationalData(frames, Schema(p=Table(id=PrimaryKey()), c=Table(p_id=ForeignKey(parent="p"), x="categorical")))
-    real_declared = RelationalData(frames, Schema(p=Table(id=PrimaryKey()), c=Table(p_id=ForeignKey(parent="p"), x="numeric")))
-    assert conform(real, other, SYNTH)  # inferred kinds on the reference side are not declarations to contradict
-    with pytest.raises(IncompatibleDataError, match="column 'x': the synthetic data declares it categorical, the training data numeric"):
+    other = RelationalData(
+        frames,
+        Schema(p=Table(id=PrimaryKey()), c=Table(p_id=ForeignKey(parent="p"), x="categorical")),
+    )
+    real_declared = RelationalData(
+        frames, Schema(p=Table(id=PrimaryKey()), c=Table(p_id=ForeignKey(parent="p"), x="numeric"))
+    )
+    assert conform(
+        real, other, SYNTH
+    )  # inferred kinds on the reference side are not declarations to contradict
+    with pytest.raises(
+        IncompatibleDataError,
+        match="column 'x': the synthetic data declares it categorical, the training data numeric",
+    ):
         conform(real_declared, other, SYNTH)
 
 
 def test_split_parameters_are_validated(chinook):
-    with pytest.raises(InvalidParameterError, match=r"The 'ratio' parameter of split must be a float in the range \(0, 1\). Got 1.5 instead."):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"The 'ratio' parameter of split must be a float in the range \(0, 1\). Got 1.5 instead.",
+    ):
         chinook.split(1.5)
     with pytest.raises(InvalidParameterError, match="'root' parameter of split"):
         chinook.split(0.5, root="Nope")

@@ -4,10 +4,18 @@ from reportgen import ColumnKind, ForeignKey, PrimaryKey, Schema, SchemaError, T
 
 
 def test_keys_and_kinds_from_keyword_columns():
-    table = Table(id=PrimaryKey(), parent_id=ForeignKey(parent="p"), age="numerical", city=ColumnKind.CATEGORICAL)
+    table = Table(
+        id=PrimaryKey(),
+        parent_id=ForeignKey(parent="p"),
+        age="numerical",
+        city=ColumnKind.CATEGORICAL,
+    )
     assert table.primary_key == ("id",)
     assert table.kinds == {
-        "id": ColumnKind.ID, "parent_id": ColumnKind.ID, "age": ColumnKind.NUMERIC, "city": ColumnKind.CATEGORICAL,
+        "id": ColumnKind.ID,
+        "parent_id": ColumnKind.ID,
+        "age": ColumnKind.NUMERIC,
+        "city": ColumnKind.CATEGORICAL,
     }
 
 
@@ -17,7 +25,9 @@ def test_two_foreign_keys_to_one_parent_self_reference_and_no_primary_key():
         transfer=Table(sender=ForeignKey(parent="person"), receiver=ForeignKey(parent="person")),
     )
     assert [str(r) for r in schema.relations] == [
-        "person.manager -> person.id", "transfer.sender -> person.id", "transfer.receiver -> person.id",
+        "person.manager -> person.id",
+        "transfer.sender -> person.id",
+        "transfer.receiver -> person.id",
     ]
     assert schema.roots() == ["person"]
     assert schema["transfer"].primary_key == ()
@@ -27,8 +37,12 @@ def test_two_foreign_keys_to_one_parent_self_reference_and_no_primary_key():
 
 def test_composite_primary_key_made_of_foreign_keys():
     schema = Schema(
-        a=Table(id=PrimaryKey()), b=Table(id=PrimaryKey()),
-        ab=Table(a_id=ForeignKey(parent="a", primary_key=True), b_id=ForeignKey(parent="b", primary_key=True)),
+        a=Table(id=PrimaryKey()),
+        b=Table(id=PrimaryKey()),
+        ab=Table(
+            a_id=ForeignKey(parent="a", primary_key=True),
+            b_id=ForeignKey(parent="b", primary_key=True),
+        ),
     )
     assert schema["ab"].primary_key == ("a_id", "b_id")
     assert schema.topological_order() == ["a", "b", "ab"]

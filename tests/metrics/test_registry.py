@@ -41,10 +41,30 @@ def plugin_package(tmp_path, monkeypatch):
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     sections = [
-        Section("row_ratio", "Row ratio", 50, RowRatio, compute_ratio, "row_ratio.html.j2", template_package="rg_plugin"),
-        lambda: Section("refuser", "Refuser", 60, SectionResult, refuse, "row_ratio.html.j2", template_package="rg_plugin"),
+        Section(
+            "row_ratio",
+            "Row ratio",
+            50,
+            RowRatio,
+            compute_ratio,
+            "row_ratio.html.j2",
+            template_package="rg_plugin",
+        ),
+        lambda: Section(
+            "refuser",
+            "Refuser",
+            60,
+            SectionResult,
+            refuse,
+            "row_ratio.html.j2",
+            template_package="rg_plugin",
+        ),
     ]
-    monkeypatch.setattr(registry, "entry_points", lambda group: [FakeEntryPoint(f"p{i}", s) for i, s in enumerate(sections)])
+    monkeypatch.setattr(
+        registry,
+        "entry_points",
+        lambda group: [FakeEntryPoint(f"p{i}", s) for i, s in enumerate(sections)],
+    )
     monkeypatch.setattr(registry, "_plugins", None)
     yield
     sys.modules.pop("rg_plugin", None)
