@@ -195,23 +195,27 @@ class Table:
                 "'foreign_keys' and 'columns'."
             )
         pk = spec.get("primary_key") or []
-        if isinstance(pk, str):
-            pk = [pk]
-        specs: dict[str, ColumnSpec] = {}
-        for name, kind in (spec.get("columns") or {}).items():
-            specs[str(name)] = ColumnKind.parse(kind, f"{where}, column {name!r}")
+        pk = [str(pk)] if isinstance(pk, str) else [str(c) for c in pk]
+        foreign = {}
         for fk in spec.get("foreign_keys") or []:
             if not isinstance(fk, Mapping) or "column" not in fk or "parent" not in fk:
                 raise SchemaError(f"{where}: each foreign key needs 'column' and 'parent', got {fk!r}.")
-            column = str(fk["column"])
-            specs[column] = ForeignKey(
-                parent=str(fk["parent"]),
-                parent_column=fk.get("parent_column"),
-                primary_key=column in pk,
+            foreign[str(fk["column"])] = fk
+        specs: dict[str, ColumnSpec] = {}
+        for column in [*pk, *foreign]:  # primary key columns first, in the key's own order
+            if column in specs:
+                continue
+            fk = foreign.get(column)
+            specs[column] = (
+                PrimaryKey()
+                if fk is None
+                else ForeignKey(
+                    parent=str(fk["parent"]), parent_column=fk.get("parent_column"), primary_key=column in pk
+                )
             )
-        for name in pk:
-            if name not in specs or not isinstance(specs[name], ForeignKey):
-                specs[str(name)] = PrimaryKey()
+        for name, kind in (spec.get("columns") or {}).items():
+            if str(name) not in specs:
+                specs[str(name)] = ColumnKind.parse(kind, f"{where}, column {name!r}")
         return cls(specs)
 
 

@@ -7,8 +7,6 @@ from the same HTML.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -16,6 +14,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from reportgen.errors import RenderError
+from reportgen.files import write_atomic
 from reportgen.metrics.registry import Section, sections
 from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
@@ -94,20 +93,6 @@ def write_report(results: ReportResults, path: str | Path) -> Path:
     document = html_to_pdf(html) if fmt == "pdf" else html.encode("utf-8")
     json_path = path.with_suffix(".json")
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(json_path, results.to_json().encode("utf-8"))
-    write_atomic(path, document)
+    write_atomic(json_path, lambda tmp: tmp.write_text(results.to_json(), encoding="utf-8"))
+    write_atomic(path, lambda tmp: tmp.write_bytes(document))
     return json_path
-
-
-def write_atomic(path: Path, content: bytes) -> None:
-    """Write ``content`` to ``path`` through a temporary file in the same folder and a rename."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(content)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
