@@ -161,3 +161,18 @@ def test_public_names_are_exactly_these():
         "__version__",
         "report",
     }
+
+
+def test_progress_is_reported_in_order_and_ends_at_one(people, tmp_path):
+    seen = []
+    report(people, None, people, tmp_path / "r.html", progress=lambda stage, fraction: seen.append((stage, fraction)))
+    fractions = [f for _, f in seen]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert any("The data" in stage for stage, _ in seen)
+
+
+def test_non_string_column_names_are_accepted_without_touching_the_input(tmp_path):
+    frame = pd.DataFrame({0: np.arange(50.0), 1: ["a", "b"] * 25})
+    results = report(frame, None, frame, tmp_path / "r.html")
+    assert [c.name for c in results.sections["overview"].tables[0].columns] == ["0", "1"]
+    assert list(frame.columns) == [0, 1]

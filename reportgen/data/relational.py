@@ -270,7 +270,7 @@ def _as_table_dict(
 ) -> dict[str, pd.DataFrame]:
     if isinstance(data, pd.DataFrame):
         name = next(iter(schema)) if schema is not None and len(schema) == 1 else SINGLE_TABLE_NAME
-        return {name: data}
+        return {name: with_string_columns(data)}
     if not isinstance(data, Mapping):
         raise InvalidParameterError(
             "Data must be a pandas DataFrame, a dict of table names to DataFrames, or a "
@@ -284,8 +284,15 @@ def _as_table_dict(
             raise InvalidParameterError(
                 f"Table {name!r}: expected a pandas DataFrame, got {type(frame).__name__}."
             )
-        out[str(name)] = frame
+        out[str(name)] = with_string_columns(frame)
     return out
+
+
+def with_string_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with column names as strings (a new frame if any was not; the input is untouched)."""
+    if all(isinstance(c, str) for c in frame.columns):
+        return frame
+    return frame.rename(columns=str)
 
 
 def _check_tables_match(tables: Mapping[str, pd.DataFrame], schema: Schema) -> None:

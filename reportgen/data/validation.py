@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData
+from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData, with_string_columns
 from reportgen.errors import DataError, IncompatibleDataError, IntegrityError
 from reportgen.results import Finding
 
@@ -170,7 +170,7 @@ def _frames_of(
                 f"The {role} data is one DataFrame, but the training data has {len(reference)} "
                 "tables; pass a dict of table names to DataFrames."
             )
-        return {next(iter(reference)): other}
+        return {next(iter(reference)): with_string_columns(other)}
     if isinstance(other, Mapping):
         frames = {str(k): v for k, v in other.items()}
         for name, frame in frames.items():
@@ -179,6 +179,7 @@ def _frames_of(
                     f"Table {name!r} of the {role} data: expected a pandas DataFrame, got "
                     f"{type(frame).__name__}."
                 )
+            frames[name] = with_string_columns(frame)
         if len(reference) == 1 and len(frames) == 1 and SINGLE_TABLE_NAME in frames:
             return {next(iter(reference)): frames[SINGLE_TABLE_NAME]}
         return frames
