@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from reportgen.binning import ColumnBins, fit_bins
 from reportgen.data.kinds import to_canonical
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, Table
@@ -66,6 +67,7 @@ class PreparedTable:
         self.context = context
         self.name = name
         self.schema: Table = context.train.schema[name]
+        self._codes: dict[tuple[str, bool], dict[str, np.ndarray]] = {}
 
     @cached_property
     def excluded(self) -> dict[str, str]:
@@ -86,6 +88,43 @@ class PreparedTable:
     @property
     def compared_columns(self) -> list[str]:
         return [c for c in self.schema.columns if c not in self.excluded]
+
+    @cached_property
+    def bins(self) -> dict[str, ColumnBins]:
+        """Univariate bins of every compared column: every level of every side counts."""
+        return self._fit_bins(max_levels=None)
+
+    @cached_property
+    def pair_bins(self) -> dict[str, ColumnBins]:
+        """Bins for column pairs: categories beyond ``max_categories`` real levels are pooled."""
+        return self._fit_bins(max_levels=self.context.settings.max_categories)
+
+    def codes(self, role: str, *, pairs: bool = False) -> dict[str, np.ndarray]:
+        """Bin codes of every compared column for a role (computed once, then shared)."""
+        key = (role, pairs)
+        if key not in self._codes:
+            frame = self.frame(role)
+            if frame is None:
+                raise KeyError(f"no {role} data")
+            bins = self.pair_bins if pairs else self.bins
+            self._codes[key] = {c: bins[c].codes(frame[c]) for c in self.compared_columns}
+        return self._codes[key]
+
+    def _fit_bins(self, max_levels: int | None) -> dict[str, ColumnBins]:
+        real = self.frame(TRAIN)
+        assert real is not None
+        others = [f for role, f in self._frames.items() if role != TRAIN]
+        return {
+            c: fit_bins(
+                c,
+                self.schema.kinds[c],
+                real[c],
+                [f[c] for f in others],
+                n_bins=self.context.settings.n_bins,
+                max_levels=max_levels,
+            )
+            for c in self.compared_columns
+        }
 
     def frame(self, role: str) -> pd.DataFrame | None:
         """The compared columns of this table for a role, in canonical dtypes (None: no holdout)."""

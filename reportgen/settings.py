@@ -93,6 +93,7 @@ class ReportSettings:
     n_max_test: int = 50_000
     n_max_synth: int = 50_000
     max_categories: int = 20
+    n_bins: int = 20
     min_category_count: int = 10
     columns: ReportColumns = ReportColumns()
     targets: Mapping[str, str] | None = None
@@ -104,6 +105,7 @@ class ReportSettings:
             "n_max_test": self.n_max_test,
             "n_max_synth": self.n_max_synth,
             "max_categories": self.max_categories,
+            "n_bins": self.n_bins,
             "min_category_count": self.min_category_count,
             "columns": self.columns.to_dict(),
             "targets": dict(self.targets) if self.targets else None,

@@ -1,0 +1,111 @@
+"""Shared bins of one table's columns (METRICS.md sections 2 and 3), fitted once, used by every role.
+
+- numeric / datetime: ``n_bins`` quantile bins of the real training data, outer bins open-ended;
+  tied quantiles merge bins (zero-inflated columns get fewer, wider bins);
+- categorical / boolean: one bin per level seen on any side (univariate), or the
+  ``max_levels`` most frequent real levels plus "other" (pairs), so that a category seen on one
+  side only still counts;
+- every column has a last bin for missing values: missingness is data.
+
+A column's values become integer codes ``0 .. n_codes - 1``; histograms and joint histograms are
+``bincount`` s of codes, which keeps every similarity a vectorised count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from reportgen.data.schema import ColumnKind
+
+MISSING_LABEL = "(missing)"
+OTHER_LABEL = "(other)"
+
+
+@dataclass(frozen=True)
+class ColumnBins:
+    """How one column's values map to bins: inner edges (numbers) or levels (categories)."""
+
+    column: str
+    kind: ColumnKind
+    edges: tuple[float, ...] = ()
+    levels: tuple[str, ...] = ()
+    pooled: bool = False  # whether real levels beyond ``levels`` were pooled into "other"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.kind in (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
+
+    @property
+    def n_codes(self) -> int:
+        """Number of bins, the missing bin included (and, for categories, the "other" bin)."""
+        return len(self.edges) + 2 if self.is_numeric else len(self.levels) + 2
+
+    def codes(self, values: pd.Series) -> np.ndarray:
+        """The bin of each value, as int32 codes; missing values get the last code."""
+        missing = values.isna().to_numpy()
+        if self.is_numeric:
+            x = as_numbers(values)
+            codes = np.searchsorted(np.asarray(self.edges), np.where(missing, 0.0, x), side="right")
+        else:
+            lookup = pd.Index(self.levels)
+            codes = lookup.get_indexer(values.astype("string").fillna(MISSING_LABEL))
+            codes = np.where(codes < 0, len(self.levels), codes)  # unseen level -> "other"
+        return np.where(missing, self.n_codes - 1, codes).astype(np.int32)
+
+
+def as_numbers(values: pd.Series) -> np.ndarray:
+    """Float values of a numeric or datetime column (datetimes as UTC seconds), NaN for missing."""
+    if pd.api.types.is_datetime64_any_dtype(values.dtype):
+        seconds = values.astype("datetime64[ns, UTC]").astype("int64").to_numpy() / 1e9
+        return np.where(values.isna().to_numpy(), np.nan, seconds)
+    return values.to_numpy(dtype=float, na_value=np.nan)
+
+
+def fit_bins(
+    column: str,
+    kind: ColumnKind,
+    real: pd.Series,
+    others: Sequence[pd.Series] = (),
+    *,
+    n_bins: int = 20,
+    max_levels: int | None = None,
+) -> ColumnBins:
+    """Bins of one column: quantiles of ``real`` for numbers; levels of every side for categories.
+
+    ``max_levels`` keeps only the most frequent real levels and pools the rest (pairs use this).
+    """
+    if kind in (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME):
+        x = as_numbers(real)
+        x = x[~np.isnan(x)]
+        if len(x) == 0:
+            return ColumnBins(column, kind)
+        inner = np.quantile(x, np.linspace(0, 1, n_bins + 1)[1:-1])
+        return ColumnBins(column, kind, edges=tuple(float(e) for e in np.unique(inner)))
+    counts = real.dropna().astype("string").value_counts(sort=False)
+    by_frequency = sorted(counts.index, key=lambda level: (-counts[level], str(level)))
+    if max_levels is not None and len(by_frequency) > max_levels:
+        return ColumnBins(column, kind, levels=tuple(by_frequency[:max_levels]), pooled=True)
+    extra = sorted(
+        {str(v) for side in others for v in side.dropna().astype("string").unique()} - set(by_frequency)
+    )
+    return ColumnBins(column, kind, levels=tuple(by_frequency) + tuple(extra))
+
+
+def histogram(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """Share of values in each bin."""
+    counts = np.bincount(codes, minlength=n_codes).astype(float)
+    return counts / max(counts.sum(), 1.0)
+
+
+def joint_histogram(a: np.ndarray, b: np.ndarray, n_a: int, n_b: int) -> np.ndarray:
+    """Share of rows in each (bin of a, bin of b) cell, flattened."""
+    return histogram(a.astype(np.int64) * n_b + b, n_a * n_b)
+
+
+def tvd(p: np.ndarray, q: np.ndarray) -> float:
+    """Total variation distance between two histograms on the same bins."""
+    return float(0.5 * np.abs(p - q).sum())
