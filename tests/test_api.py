@@ -165,7 +165,13 @@ def test_public_names_are_exactly_these():
 
 def test_progress_is_reported_in_order_and_ends_at_one(people, tmp_path):
     seen = []
-    report(people, None, people, tmp_path / "r.html", progress=lambda stage, fraction: seen.append((stage, fraction)))
+    report(
+        people,
+        None,
+        people,
+        tmp_path / "r.html",
+        progress=lambda stage, fraction: seen.append((stage, fraction)),
+    )
     fractions = [f for _, f in seen]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     assert any("The data" in stage for stage, _ in seen)

@@ -6,13 +6,20 @@ from matplotlib.figure import Figure
 
 from reportgen.metrics.overview import OverviewResult, compute_overview
 from reportgen.metrics.registry import Section, register
+from reportgen.metrics.similarity import SimilarityResult, compute_similarity
 from reportgen.render.schema_diagram import schema_figure
+from reportgen.render.similarity_figures import similarity_heatmap
 from reportgen.results import SectionResult
 
 
 def _overview_figures(result: SectionResult) -> dict[str, Figure]:
     assert isinstance(result, OverviewResult)
     return {"schema": schema_figure(result)} if len(result.tables) > 1 else {}
+
+
+def _similarity_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, SimilarityResult)
+    return {f"matrix:{t.table}": similarity_heatmap(t) for t in result.tables if len(t.columns) > 1}
 
 
 OVERVIEW = register(
@@ -24,5 +31,17 @@ OVERVIEW = register(
         compute=compute_overview,
         template="sections/overview.html.j2",
         figures=_overview_figures,
+    )
+)
+
+SIMILARITY = register(
+    Section(
+        name="similarity",
+        title="Fidelity: column and pair similarity",
+        order=20,
+        result_type=SimilarityResult,
+        compute=compute_similarity,
+        template="sections/similarity.html.j2",
+        figures=_similarity_figures,
     )
 )

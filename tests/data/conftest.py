@@ -96,14 +96,22 @@ def postgres_url() -> Iterator[str]:
     folder = _make_server_folder()
     data = folder / "data"
     try:
-        _run(_as_server_user([initdb, "-D", str(data), "-U", SUPERUSER, "-A", "trust",
-                              "-E", "UTF8", "--no-locale"]), "initdb")
+        _run(
+            _as_server_user(
+                [initdb, "-D", str(data), "-U", SUPERUSER, "-A", "trust", "-E", "UTF8", "--no-locale"]
+            ),
+            "initdb",
+        )
         port = _start_server(pg_ctl, folder)
         try:
             yield _create_database(f"postgresql+psycopg://{SUPERUSER}@127.0.0.1:{port}/postgres")
         finally:
-            subprocess.run(_as_server_user([pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"]),
-                           capture_output=True, timeout=120, check=False)
+            subprocess.run(
+                _as_server_user([pg_ctl, "-D", str(data), "-m", "fast", "-w", "stop"]),
+                capture_output=True,
+                timeout=120,
+                check=False,
+            )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -115,9 +123,13 @@ def _start_server(pg_ctl: str, folder: Path, attempts: int = 3) -> int:
         port = _free_port()
         options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
         result = subprocess.run(
-            _as_server_user([pg_ctl, "-D", str(folder / "data"), "-l", str(log), "-w",
-                             "-t", "60", "-o", options, "start"]),
-            capture_output=True, text=True, timeout=120, check=False,
+            _as_server_user(
+                [pg_ctl, "-D", str(folder / "data"), "-l", str(log), "-w", "-t", "60", "-o", options, "start"]
+            ),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
         )
         if result.returncode == 0:
             return port

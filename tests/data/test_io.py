@@ -100,10 +100,12 @@ def test_load_folder_reads_what_plain_pandas_reads(name, request):
 
 def _by_primary_key(data: RelationalData) -> RelationalData:
     """The rows of every table sorted by its primary key (see the module docstring)."""
-    return data.with_tables({
-        name: frame.sort_values(list(data.schema[name].primary_key)).reset_index(drop=True)
-        for name, frame in data.items()
-    })
+    return data.with_tables(
+        {
+            name: frame.sort_values(list(data.schema[name].primary_key)).reset_index(drop=True)
+            for name, frame in data.items()
+        }
+    )
 
 
 def _round_trip(data: RelationalData, target: str, tmp_path: Path, request) -> RelationalData:
@@ -142,8 +144,7 @@ def test_write_folder_writes_one_file_per_table_and_no_temporary_files(restauran
     restaurant = restaurant_io
     write_folder(restaurant, tmp_path, format="parquet")
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["geoplaces2.parquet", "rating_final.parquet", "schema.yaml",
-                     "userprofile.parquet"]
+    assert names == ["geoplaces2.parquet", "rating_final.parquet", "schema.yaml", "userprofile.parquet"]
     # The written schema names each file, so a stale file of another format is no ambiguity.
     (tmp_path / "userprofile.csv").write_text("junk\n1\n")
     assert_same_data(load_folder(tmp_path), restaurant)
@@ -235,11 +236,14 @@ def test_load_sql_with_tables_and_with_a_schema(tmp_path):
 
 
 def test_load_sql_refuses_composite_foreign_keys(tmp_path):
-    url = _hand_made_sqlite(tmp_path / "composite.db", """
+    url = _hand_made_sqlite(
+        tmp_path / "composite.db",
+        """
         CREATE TABLE a (x INTEGER, y INTEGER, PRIMARY KEY (x, y));
         CREATE TABLE b (id INTEGER PRIMARY KEY, x INTEGER, y INTEGER,
                         FOREIGN KEY (x, y) REFERENCES a (x, y));
-    """)
+    """,
+    )
     with pytest.raises(SchemaError, match=r"Table 'b'.*composite foreign keys are not supported"):
         load_sql(url)
 
@@ -252,9 +256,10 @@ def test_missing_folder(tmp_path):
 
 def test_schema_table_without_file(tmp_path):
     (tmp_path / "users.csv").write_text("id\n1\n")
-    write_schema(Schema(users=Table(id=PrimaryKey()),
-                        orders=Table(id=PrimaryKey(), user=ForeignKey("users"))),
-                 tmp_path / "schema.yaml")
+    write_schema(
+        Schema(users=Table(id=PrimaryKey()), orders=Table(id=PrimaryKey(), user=ForeignKey("users"))),
+        tmp_path / "schema.yaml",
+    )
     with pytest.raises(LoadError, match=r"Table 'orders'.*orders\.csv"):
         load_folder(tmp_path)
 
@@ -301,21 +306,20 @@ def test_load_sql_on_a_missing_sqlite_file(tmp_path):
 
 def test_write_sql_if_exists(tmp_path):
     url = f"sqlite:///{tmp_path / 'data.db'}"
-    first = RelationalData({"users": pd.DataFrame({"id": [1, 2]})},
-                           Schema(users=Table(id=PrimaryKey())))
+    first = RelationalData({"users": pd.DataFrame({"id": [1, 2]})}, Schema(users=Table(id=PrimaryKey())))
     write_sql(first, url)
     with pytest.raises(LoadError, match=r"already has table\(s\) \['users'\].*if_exists='replace'"):
         write_sql(first, url)
-    second = RelationalData({"users": pd.DataFrame({"id": [7], "name": ["Zoe"]})},
-                            Schema(users=Table(id=PrimaryKey())))
+    second = RelationalData(
+        {"users": pd.DataFrame({"id": [7], "name": ["Zoe"]})}, Schema(users=Table(id=PrimaryKey()))
+    )
     write_sql(second, url, if_exists="replace")
     pd.testing.assert_frame_equal(load_sql(url)["users"], second["users"])
 
 
 def _employees(reports_to: list[float]) -> RelationalData:
     frame = pd.DataFrame({"id": [2, 1, 3], "boss": reports_to})
-    return RelationalData({"staff": frame}, Schema(staff=Table(
-        id=PrimaryKey(), boss=ForeignKey("staff"))))
+    return RelationalData({"staff": frame}, Schema(staff=Table(id=PrimaryKey(), boss=ForeignKey("staff"))))
 
 
 @pytest.mark.postgres

@@ -79,10 +79,16 @@ def test_dict_round_trip(chinook):
 
 
 def test_composite_key_order_survives_a_schema_file_layout():
-    spec = {"tables": {
-        "p": {"primary_key": ["id"]},
-        "c": {"primary_key": ["line", "p_id"], "foreign_keys": [{"column": "p_id", "parent": "p"}], "columns": {"x": "numeric"}},
-    }}
+    spec = {
+        "tables": {
+            "p": {"primary_key": ["id"]},
+            "c": {
+                "primary_key": ["line", "p_id"],
+                "foreign_keys": [{"column": "p_id", "parent": "p"}],
+                "columns": {"x": "numeric"},
+            },
+        }
+    }
     schema = Schema.from_dict(spec)
     assert schema["c"].primary_key == ("line", "p_id")
     assert Schema.from_dict(schema.to_dict()) == schema

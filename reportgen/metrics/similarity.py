@@ -1,0 +1,161 @@
+"""Univariate and bivariate similarity, the similarity matrix and score (METRICS.md sections 2, 3).
+
+``sim(c) = 1 - TVD`` of a column's histograms; ``sim(a, b) = 1 - TVD`` of the joint histograms of a
+pair. Both use the table's shared bins. Each value is shown beside its reference: the same metric
+between the training and the holdout data, the level a perfect generator reaches at these sizes.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+from pydantic import BaseModel, Field
+from scipy.stats import ks_2samp
+
+from reportgen.binning import as_numbers, histogram, joint_histogram, tvd
+from reportgen.context import EvaluationContext, PreparedTable
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.metrics.registry import MetricNotComputed
+from reportgen.results import SectionResult
+
+N_WORST = 5
+
+
+class ColumnSimilarity(BaseModel):
+    """One column: its univariate similarity, the real-vs-real reference and the KS statistic."""
+
+    column: str
+    kind: str
+    similarity: float = Field(ge=0, le=1, description="1 - TVD(training, synthetic) of the column.")
+    reference: float | None = Field(default=None, ge=0, le=1, description="1 - TVD(training, holdout).")
+    ks: float | None = Field(default=None, ge=0, le=1, description="Kolmogorov-Smirnov statistic.")
+    ks_reference: float | None = Field(default=None, ge=0, le=1)
+
+
+class PairSimilarity(BaseModel):
+    """One column pair: 1 - TVD of the joint histograms, with its reference."""
+
+    a: str
+    b: str
+    similarity: float = Field(ge=0, le=1)
+    reference: float | None = Field(default=None, ge=0, le=1)
+
+
+class TableSimilarity(BaseModel):
+    """The similarity matrix of one table (symmetric, univariate similarity on the diagonal)."""
+
+    table: str
+    columns: list[str]
+    matrix: list[list[float]]
+    reference_matrix: list[list[float]] | None = None
+    score: float = Field(ge=0, le=100, description="100 x mean of every entry of the matrix.")
+    reference_score: float | None = Field(default=None, ge=0, le=100)
+    column_details: list[ColumnSimilarity]
+    worst_pairs: list[PairSimilarity]
+
+
+class SimilarityResult(SectionResult):
+    """The similarity section: per table, and the dataset's score weighted by column count."""
+
+    tables: list[TableSimilarity]
+    score: float = Field(ge=0, le=100)
+    reference_score: float | None = Field(default=None, ge=0, le=100)
+
+
+def compute_similarity(ctx: EvaluationContext) -> SimilarityResult:
+    """Similarity matrices of every table with compared columns, and the dataset's score."""
+    tables = [
+        _table_similarity(ctx, ctx.table(name))
+        for name in ctx.table_names
+        if ctx.table(name).compared_columns
+    ]
+    if not tables:
+        raise MetricNotComputed("no table has a column that can be compared (all are keys, text or empty)")
+    weights = np.array([len(t.columns) for t in tables], dtype=float)
+    score = float(np.average([t.score for t in tables], weights=weights))
+    reference = None
+    if all(t.reference_score is not None for t in tables):
+        reference = float(np.average([t.reference_score for t in tables], weights=weights))
+    return SimilarityResult(section="similarity", tables=tables, score=score, reference_score=reference)
+
+
+def _table_similarity(ctx: EvaluationContext, prep: PreparedTable) -> TableSimilarity:
+    settings = ctx.settings
+    matrix_columns = settings.columns.select("biv", prep.name, prep.compared_columns)
+    detail_columns = settings.columns.select("univ", prep.name, prep.compared_columns)
+    has_test = prep.frame(TEST) is not None
+    real = _histograms(prep, TRAIN, matrix_columns)
+    matrix = _matrix(real, _histograms(prep, SYNTH, matrix_columns))
+    reference = _matrix(real, _histograms(prep, TEST, matrix_columns)) if has_test else None
+    pairs = [
+        PairSimilarity(
+            a=matrix_columns[i],
+            b=matrix_columns[j],
+            similarity=matrix[i, j],
+            reference=None if reference is None else reference[i, j],
+        )
+        for i, j in combinations(range(len(matrix_columns)), 2)
+    ]
+    return TableSimilarity(
+        table=prep.name,
+        columns=matrix_columns,
+        matrix=_rounded(matrix),
+        reference_matrix=None if reference is None else _rounded(reference),
+        score=100 * float(matrix.mean()),
+        reference_score=None if reference is None else 100 * float(reference.mean()),
+        column_details=[_column_similarity(prep, c, has_test) for c in detail_columns],
+        worst_pairs=sorted(pairs, key=lambda p: (p.similarity, p.a, p.b))[:N_WORST],
+    )
+
+
+def _histograms(prep: PreparedTable, role: str, columns: list[str]) -> dict[tuple[int, int], np.ndarray]:
+    """Histograms of each column (key (i, i)) and joint histograms of each pair (key (i, j), i < j)."""
+    uni, pair = prep.codes(role), prep.codes(role, pairs=True)
+    out = {(i, i): histogram(uni[c], prep.bins[c].n_codes) for i, c in enumerate(columns)}
+    for (i, a), (j, b) in combinations(enumerate(columns), 2):
+        out[(i, j)] = joint_histogram(pair[a], pair[b], prep.pair_bins[a].n_codes, prep.pair_bins[b].n_codes)
+    return out
+
+
+def _matrix(p: dict[tuple[int, int], np.ndarray], q: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
+    n = max(i for i, _ in p) + 1
+    matrix = np.empty((n, n))
+    for (i, j), hist in p.items():
+        matrix[i, j] = matrix[j, i] = 1.0 - tvd(hist, q[(i, j)])
+    return matrix
+
+
+def _column_similarity(prep: PreparedTable, column: str, has_test: bool) -> ColumnSimilarity:
+    n_codes = prep.bins[column].n_codes
+    real = histogram(prep.codes(TRAIN)[column], n_codes)
+
+    def similarity(role: str) -> float:
+        return 1.0 - tvd(real, histogram(prep.codes(role)[column], n_codes))
+
+    ks = ks_ref = None
+    if prep.bins[column].is_numeric:
+        ks = _ks(prep, column, SYNTH)
+        ks_ref = _ks(prep, column, TEST) if has_test else None
+    return ColumnSimilarity(
+        column=column,
+        kind=prep.schema.kinds[column].value,
+        similarity=similarity(SYNTH),
+        reference=similarity(TEST) if has_test else None,
+        ks=ks,
+        ks_reference=ks_ref,
+    )
+
+
+def _ks(prep: PreparedTable, column: str, role: str) -> float | None:
+    real, other = prep.frame(TRAIN), prep.frame(role)
+    assert real is not None and other is not None
+    x, y = as_numbers(real[column]), as_numbers(other[column])
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    if len(x) == 0 or len(y) == 0:
+        return None
+    return float(ks_2samp(x, y).statistic)
+
+
+def _rounded(matrix: np.ndarray) -> list[list[float]]:
+    return np.round(matrix, 6).tolist()

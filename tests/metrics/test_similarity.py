@@ -1,0 +1,100 @@
+"""Known-answer tests of the similarity section on data the tests generate."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen.api import prepare_context
+from reportgen.metrics.similarity import compute_similarity
+from reportgen.settings import ReportSettings
+
+
+def population(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """x and y strongly correlated, c depends on x, d independent of everything."""
+    x = rng.normal(size=n)
+    return pd.DataFrame(
+        {
+            "x": x,
+            "y": x + 0.3 * rng.normal(size=n),
+            "c": np.where(x + 0.5 * rng.normal(size=n) > 0, "high", "low"),
+            "d": rng.choice(["p", "q", "r"], n, p=[0.5, 0.3, 0.2]),
+        }
+    )
+
+
+def similarity(train, test, synth):
+    return compute_similarity(prepare_context(train, test, synth, ReportSettings())).tables[0]
+
+
+def cell(table, a, b):
+    return table.matrix[table.columns.index(a)][table.columns.index(b)]
+
+
+@pytest.fixture(scope="module")
+def real():
+    rng = np.random.default_rng(0)
+    return population(4000, rng), population(4000, rng)
+
+
+def test_hand_computed_one_minus_tvd():
+    real = pd.DataFrame({"c": ["a", "a", "b", "b"], "k": ["u", "v", "u", "v"]})
+    synth = pd.DataFrame({"c": ["a", "b", "b", "b"], "k": ["u", "u", "u", "v"]})
+    table = similarity(real, None, synth)
+    # c: |0.5-0.25| + |0.5-0.75| = 0.5 -> TVD 0.25
+    assert cell(table, "c", "c") == pytest.approx(0.75)
+    # k: |0.5-0.75| + |0.5-0.25| -> TVD 0.25
+    assert cell(table, "k", "k") == pytest.approx(0.75)
+    # joint: real (a,u)(a,v)(b,u)(b,v) each .25; synth (a,u) .25, (b,u) .5, (b,v) .25 -> TVD 0.25
+    assert cell(table, "c", "k") == pytest.approx(0.75)
+    assert table.score == pytest.approx(75.0)
+
+
+def test_fresh_sample_scores_near_its_reference(real):
+    train, test = real
+    synth = population(4000, np.random.default_rng(99))
+    table = similarity(train, test, synth)
+    assert table.reference_score > 95
+    assert abs(table.score - table.reference_score) < 1.5
+
+
+def test_a_shifted_category_is_the_least_similar_column(real):
+    train, test = real
+    synth = population(4000, np.random.default_rng(99))
+    synth["d"] = np.random.default_rng(1).choice(["p", "q", "r"], 4000, p=[0.2, 0.3, 0.5])
+    table = similarity(train, test, synth)
+    worst = min(table.column_details, key=lambda c: c.similarity)
+    assert worst.column == "d" and worst.similarity < 0.75
+    assert all(c.similarity > 0.95 for c in table.column_details if c.column != "d")
+
+
+def test_a_broken_correlation_is_the_least_similar_pair(real):
+    train, test = real
+    synth = population(4000, np.random.default_rng(99))
+    synth["y"] = synth["y"].sample(frac=1.0, random_state=3).to_numpy()  # same marginal, no link to x
+    table = similarity(train, test, synth)
+    assert (table.worst_pairs[0].a, table.worst_pairs[0].b) in {("x", "y"), ("y", "c")}
+    assert cell(table, "x", "y") < 0.6
+    for a, b in [("y", "y"), ("x", "d"), ("c", "d")]:  # untouched cells stay at their reference level
+        ref = table.reference_matrix[table.columns.index(a)][table.columns.index(b)]
+        assert abs(cell(table, a, b) - ref) < 0.02, (a, b)
+
+
+def test_independent_marginals_keep_the_diagonal_and_lose_dependent_pairs(real):
+    train, test = real
+    rng = np.random.default_rng(5)
+    marginals = pd.DataFrame({c: rng.choice(train[c].to_numpy(), len(train)) for c in train})
+    table = similarity(train, test, marginals)
+    assert all(cell(table, c, c) > 0.95 for c in table.columns)
+    assert cell(table, "x", "y") < 0.6 and cell(table, "x", "c") < 0.8
+    ref_xd = table.reference_matrix[0][3]
+    assert cell(table, "x", "d") > ref_xd - 0.02  # d was independent in the real data too
+
+
+def test_same_seed_same_numbers_and_missing_values_count(real):
+    train, test = real
+    synth = population(1000, np.random.default_rng(2))
+    holed = synth.copy()
+    holed.loc[: len(holed) // 2, "x"] = np.nan  # a generator that invents missing values is penalised
+    first, second = similarity(train, test, synth), similarity(train, test, synth)
+    assert first == second
+    assert cell(similarity(train, test, holed), "x", "x") < 0.55
