@@ -1,0 +1,43 @@
+"""Similarity section on UCI Adult: time per generator and the ranking by similarity score.
+
+Run: python benchmarks/bench_fidelity.py   (needs ../shared/datasets)
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from reportgen.api import prepare_context
+from reportgen.metrics.similarity import compute_similarity
+from reportgen.settings import ReportSettings
+
+ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "adult"
+GENERATORS = ("gaussian_copula", "ctgan", "tvae", "leaky", "marginals")
+
+
+def read(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+def main() -> None:
+    train, test = read(ADULT / "adult_train.csv"), read(ADULT / "adult_test.csv")
+    print(f"{'generator':<16} {'score':>6} {'ref':>6} {'prepare':>8} {'similarity':>10}  worst pair")
+    for generator in GENERATORS:
+        synth = read(ADULT / "synthetic" / generator / "adult_train.csv.gz")
+        start = time.perf_counter()
+        context = prepare_context(train, test, synth, ReportSettings())
+        prepared = time.perf_counter()
+        result = compute_similarity(context)
+        done = time.perf_counter()
+        worst = result.tables[0].worst_pairs[0]
+        print(
+            f"{generator:<16} {result.score:6.1f} {result.reference_score:6.1f} "
+            f"{prepared - start:7.2f}s {done - prepared:9.2f}s  {worst.a} x {worst.b} {worst.similarity:.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
