@@ -1,7 +1,8 @@
 """Shared bins of one table's columns (METRICS.md sections 2 and 3), fitted once, used by every role.
 
 - numeric / datetime: ``n_bins`` quantile bins of the real training data, outer bins open-ended;
-  tied quantiles merge bins (zero-inflated columns get fewer, wider bins);
+  a value tied in at least 1/n_bins of the rows (the zeros of a zero-inflated column) is one bin of
+  its own, and quantile bins cover the remaining values;
 - categorical / boolean: one bin per level seen on any side (univariate), or the
   ``max_levels`` most frequent real levels plus "other" (pairs), so that a category seen on one
   side only still counts;
@@ -83,8 +84,7 @@ def fit_bins(
         x = x[~np.isnan(x)]
         if len(x) == 0:
             return ColumnBins(column, kind)
-        inner = np.quantile(x, np.linspace(0, 1, n_bins + 1)[1:-1])
-        return ColumnBins(column, kind, edges=tuple(float(e) for e in np.unique(inner)))
+        return ColumnBins(column, kind, edges=tuple(float(e) for e in numeric_edges(x, n_bins)))
     counts = real.dropna().astype("string").value_counts(sort=False)
     by_frequency = sorted(counts.index, key=lambda level: (-counts[level], str(level)))
     if max_levels is not None and len(by_frequency) > max_levels:
@@ -93,6 +93,21 @@ def fit_bins(
         {str(v) for side in others for v in side.dropna().astype("string").unique()} - set(by_frequency)
     )
     return ColumnBins(column, kind, levels=tuple(by_frequency) + tuple(extra))
+
+
+def numeric_edges(x: np.ndarray, n_bins: int) -> np.ndarray:
+    """Inner bin edges: each heavily tied value in a bin of its own, quantile bins over the rest.
+
+    A value held by at least ``1 / n_bins`` of the rows would collapse several quantiles into one
+    edge (a zero-inflated column would become a single bin, blind to everything but the zeros). It
+    gets the bin ``[v, next float after v)`` instead, and the remaining values share the other bins.
+    """
+    values, counts = np.unique(x, return_counts=True)
+    tied = values[counts >= len(x) / n_bins]
+    rest = x[~np.isin(x, tied)]
+    n_rest = max(n_bins - len(tied), 1)
+    inner = np.quantile(rest, np.linspace(0, 1, n_rest + 1)[1:-1]) if len(rest) else np.empty(0)
+    return np.unique(np.concatenate([inner, tied, np.nextafter(tied, np.inf)]))
 
 
 def histogram(codes: np.ndarray, n_codes: int) -> np.ndarray:

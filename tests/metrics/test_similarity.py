@@ -98,3 +98,19 @@ def test_same_seed_same_numbers_and_missing_values_count(real):
     first, second = similarity(train, test, synth), similarity(train, test, synth)
     assert first == second
     assert cell(similarity(train, test, holed), "x", "x") < 0.55
+
+
+def test_zero_inflated_column_still_sees_its_non_zero_part():
+    rng = np.random.default_rng(3)
+    n = 4000
+    zeros = rng.random(n) < 0.9
+
+    def loss(scale):
+        return np.where(zeros, 0.0, rng.lognormal(scale, 0.5, n))
+
+    real, holdout = pd.DataFrame({"loss": loss(7.0)}), pd.DataFrame({"loss": loss(7.0)})
+    shifted = pd.DataFrame({"loss": loss(9.0)})  # same zeros, non-zero part moved far up
+    table = similarity(real, holdout, shifted)
+    detail = table.column_details[0]
+    assert detail.reference > 0.95
+    assert detail.similarity < 0.92  # the 10% non-zero mass no longer overlaps
