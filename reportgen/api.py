@@ -25,7 +25,8 @@ from reportgen.data.validation import (
 from reportgen.metrics.registry import MetricNotComputed, sections
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.render.document import output_format, write_report
-from reportgen.results import ReportResults, RunInfo, SectionResult
+from reportgen.results import Finding, ReportResults, RunInfo, SectionResult
+from reportgen.seeding import derived_seed
 from reportgen.settings import ReportColumns, ReportSettings
 
 DataInput: TypeAlias = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
@@ -123,9 +124,11 @@ def prepare_context(
     findings += synth_findings + synthetic_key_findings(synth)
     settings.columns.check({name: train.schema[name].columns for name in train})
     context = EvaluationContext(
-        train=train.sample(settings.n_max_train, _sample_seed(settings, TRAIN)),
-        test=None if test is None else test.sample(settings.n_max_test, _sample_seed(settings, TEST)),
-        synth=synth.sample(settings.n_max_synth, _sample_seed(settings, SYNTH)),
+        train=train.sample(settings.n_max_train, derived_seed(settings.seed, f"sample:{TRAIN}")),
+        test=None
+        if test is None
+        else test.sample(settings.n_max_test, derived_seed(settings.seed, f"sample:{TEST}")),
+        synth=synth.sample(settings.n_max_synth, derived_seed(settings.seed, f"sample:{SYNTH}")),
         full_train=train,
         full_test=test,
         full_synth=synth,
@@ -166,9 +169,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
     )
 
 
-def _preparation_findings(context: EvaluationContext) -> list:
-    from reportgen.results import Finding
-
+def _preparation_findings(context: EvaluationContext) -> list[Finding]:
     findings = []
     if context.test is None:
         findings.append(
@@ -217,10 +218,6 @@ def _preparation_findings(context: EvaluationContext) -> list:
                     )
                 )
     return findings
-
-
-def _sample_seed(settings: ReportSettings, role: str) -> int:
-    return (settings.seed * 7919 + {TRAIN: 1, TEST: 2, SYNTH: 3}[role]) % 2**32
 
 
 def _default_title(context: EvaluationContext) -> str:

@@ -122,5 +122,8 @@ def joint_histogram(a: np.ndarray, b: np.ndarray, n_a: int, n_b: int) -> np.ndar
 
 
 def tvd(p: np.ndarray, q: np.ndarray) -> float:
-    """Total variation distance between two histograms on the same bins."""
-    return float(0.5 * np.abs(p - q).sum())
+    """Total variation distance between two histograms on the same bins, in [0, 1].
+
+    Clipped at 1: two disjoint histograms can otherwise sum to 1 + 2e-16 in floating point.
+    """
+    return min(1.0, float(0.5 * np.abs(p - q).sum()))

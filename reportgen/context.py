@@ -8,7 +8,6 @@ from the report's seed, so the numbers do not depend on the order in which secti
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -21,6 +20,7 @@ from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.results import Finding
+from reportgen.seeding import derived_rng
 from reportgen.settings import ReportSettings
 
 
@@ -40,7 +40,7 @@ class EvaluationContext:
 
     def rng(self, purpose: str) -> np.random.Generator:
         """A generator for one purpose, derived from the report's seed and the purpose's name."""
-        return np.random.default_rng([self.settings.seed, zlib.crc32(purpose.encode())])
+        return derived_rng(self.settings.seed, purpose)
 
     def table(self, name: str) -> PreparedTable:
         """The shared preparation of one table (computed on first use)."""

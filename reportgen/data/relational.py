@@ -149,7 +149,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         """
         check_param("split", "ratio", ratio, [Interval(float, 0, 1, closed="neither")])
         check_param("split", "seed", seed, [Interval(int, 0, None)])
-        check_param("split", "root", root, [NoneValue(), *[_table_option(self)]])
+        check_param("split", "root", root, [NoneValue(), Options(tuple(self))])
         rng = np.random.default_rng(seed)
         labels, n_entities = self._entity_labels(root or self.default_root())
         if n_entities < 2:
@@ -235,10 +235,6 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         graph = coo_matrix((np.ones(len(rows_arr)), (rows_arr, cols_arr)), shape=(n_nodes, n_nodes))
         n, labels = connected_components(graph, directed=False)
         return {t: labels[offsets[t] : offsets[t] + len(self._tables[t])] for t in tables}, n
-
-
-def _table_option(data: RelationalData) -> Options:
-    return Options(tuple(data))
 
 
 def _key_values(keys: pd.Series) -> np.ndarray:

@@ -61,31 +61,25 @@ def synthetic_key_findings(data: RelationalData) -> list[Finding]:
     findings = []
     for name, found in data.integrity().items():
         table = data.schema[name]
-        if found.duplicate_primary_keys:
-            findings.append(
-                Finding(
-                    severity="warning",
-                    code="synthetic_duplicate_primary_keys",
-                    table=name,
-                    column=", ".join(table.primary_key),
-                    message=(
-                        f"{found.duplicate_primary_keys} of {found.rows} synthetic rows repeat "
-                        "the primary key of an earlier row; the synthetic data breaks its key."
-                    ),
+        key_problems = [
+            (
+                found.duplicate_primary_keys,
+                "synthetic_duplicate_primary_keys",
+                "repeat the primary key of an earlier row; the synthetic data breaks its key.",
+            ),
+            (found.missing_primary_keys, "synthetic_missing_primary_keys", "have no primary key."),
+        ]
+        for count, code, what in key_problems:
+            if count:
+                findings.append(
+                    Finding(
+                        severity="warning",
+                        code=code,
+                        table=name,
+                        column=", ".join(table.primary_key),
+                        message=f"{count} of {found.rows} synthetic rows {what}",
+                    )
                 )
-            )
-        if found.missing_primary_keys:
-            findings.append(
-                Finding(
-                    severity="warning",
-                    code="synthetic_missing_primary_keys",
-                    table=name,
-                    column=", ".join(table.primary_key),
-                    message=(
-                        f"{found.missing_primary_keys} of {found.rows} synthetic rows have no primary key."
-                    ),
-                )
-            )
         for column, n_orphans in found.orphans.items():
             if n_orphans:
                 parent = table.foreign_keys[column].parent

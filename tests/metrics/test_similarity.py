@@ -114,3 +114,13 @@ def test_zero_inflated_column_still_sees_its_non_zero_part():
     detail = table.column_details[0]
     assert detail.reference > 0.95
     assert detail.similarity < 0.92  # the 10% non-zero mass no longer overlaps
+
+
+def test_disjoint_histograms_give_exactly_zero_similarity_despite_rounding():
+    from reportgen.binning import tvd
+
+    a, b = np.array([44, 5, 14, 20, 45, 4, 23]), np.array([24, 1, 21, 32, 21, 15, 29])
+    p = np.concatenate([a / a.sum(), np.zeros(7)])
+    q = np.concatenate([np.zeros(7), b / b.sum()])
+    assert 0.5 * np.abs(p - q).sum() > 1.0  # the float sum overshoots...
+    assert tvd(p, q) == 1.0  # ...and the metric stays in its bounds
