@@ -8,8 +8,10 @@ from the report's seed, so the numbers do not depend on the order in which secti
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -22,6 +24,8 @@ from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.results import Finding
 from reportgen.seeding import derived_rng
 from reportgen.settings import ReportSettings
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -68,6 +72,13 @@ class PreparedTable:
         self.name = name
         self.schema: Table = context.train.schema[name]
         self._codes: dict[tuple[str, bool], dict[str, np.ndarray]] = {}
+        self._shared: dict[str, Any] = {}
+
+    def shared(self, key: str, compute: Callable[[], T]) -> T:
+        """A per-table result that several sections use (the similarity matrix), computed once."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        return self._shared[key]
 
     @cached_property
     def excluded(self) -> dict[str, str]:

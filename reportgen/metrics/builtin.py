@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from reportgen.metrics.distributions import DistributionsResult, compute_distributions
 from reportgen.metrics.overview import OverviewResult, compute_overview
 from reportgen.metrics.registry import Section, register
 from reportgen.metrics.similarity import SimilarityResult, compute_similarity
+from reportgen.render.distribution_figures import column_figure, pair_figure
 from reportgen.render.schema_diagram import schema_figure
 from reportgen.render.similarity_figures import similarity_heatmap
 from reportgen.results import SectionResult
@@ -20,6 +22,15 @@ def _overview_figures(result: SectionResult) -> dict[str, Figure]:
 def _similarity_figures(result: SectionResult) -> dict[str, Figure]:
     assert isinstance(result, SimilarityResult)
     return {f"matrix:{t.table}": similarity_heatmap(t) for t in result.tables if len(t.columns) > 1}
+
+
+def _distribution_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, DistributionsResult)
+    figures = {}
+    for ti, t in enumerate(result.tables):  # keys by position: names may hold any character
+        figures |= {f"column:{ti}:{ci}": column_figure(c) for ci, c in enumerate(t.columns)}
+        figures |= {f"pair:{ti}:{pi}": pair_figure(p) for pi, p in enumerate(t.pairs)}
+    return figures
 
 
 OVERVIEW = register(
@@ -45,3 +56,16 @@ SIMILARITY = register(
         figures=_similarity_figures,
     )
 )
+
+DISTRIBUTIONS = register(
+    Section(
+        name="distributions",
+        title="Fidelity: distributions",
+        order=25,
+        result_type=DistributionsResult,
+        compute=compute_distributions,
+        template="sections/distributions.html.j2",
+        figures=_distribution_figures,
+    )
+)
+

@@ -7,6 +7,7 @@ between the training and the holdout data, the level a perfect generator reaches
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import combinations
 
 import numpy as np
@@ -55,20 +56,36 @@ class TableSimilarity(BaseModel):
     worst_pairs: list[PairSimilarity]
 
 
+class Shortfall(BaseModel):
+    """A column (``b`` is None) or a pair where the synthetic data falls furthest below its reference."""
+
+    table: str
+    a: str
+    b: str | None = None
+    similarity: float = Field(ge=0, le=1)
+    reference: float | None = Field(default=None, ge=0, le=1)
+    shortfall: float = Field(description="reference - similarity (1 - similarity without a holdout).")
+
+
 class SimilarityResult(SectionResult):
-    """The similarity section: per table, and the dataset's score weighted by column count."""
+    """The similarity section: per table, and the dataset's score weighted by column count.
+
+    ``worst_columns`` and ``worst_pairs`` rank every table's columns and pairs by their shortfall
+    from the reference level, so a column whose reference is itself low (many levels, few rows) is
+    not blamed on the generator.
+    """
 
     tables: list[TableSimilarity]
     score: float = Field(ge=0, le=100)
     reference_score: float | None = Field(default=None, ge=0, le=100)
+    worst_columns: list[Shortfall] = Field(default_factory=list)
+    worst_pairs: list[Shortfall] = Field(default_factory=list)
 
 
 def compute_similarity(ctx: EvaluationContext) -> SimilarityResult:
     """Similarity matrices of every table with compared columns, and the dataset's score."""
     tables = [
-        _table_similarity(ctx, ctx.table(name))
-        for name in ctx.table_names
-        if ctx.table(name).compared_columns
+        table_similarity(ctx.table(name)) for name in ctx.table_names if ctx.table(name).compared_columns
     ]
     if not tables:
         raise MetricNotComputed("no table has a column that can be compared (all are keys, text or empty)")
@@ -77,27 +94,60 @@ def compute_similarity(ctx: EvaluationContext) -> SimilarityResult:
     reference = None
     if all(t.reference_score is not None for t in tables):
         reference = float(np.average([t.reference_score for t in tables], weights=weights))
-    return SimilarityResult(section="similarity", tables=tables, score=score, reference_score=reference)
+    return SimilarityResult(
+        section="similarity",
+        tables=tables,
+        score=score,
+        reference_score=reference,
+        worst_columns=_worst(
+            Shortfall(table=t.table, a=c.column, similarity=c.similarity, reference=c.reference, shortfall=0)
+            for t in tables
+            for c in t.column_details
+        ),
+        worst_pairs=_worst(
+            Shortfall(
+                table=t.table, a=p.a, b=p.b, similarity=p.similarity, reference=p.reference, shortfall=0
+            )
+            for t in tables
+            for p in _all_pairs(t)
+        ),
+    )
 
 
-def _table_similarity(ctx: EvaluationContext, prep: PreparedTable) -> TableSimilarity:
-    settings = ctx.settings
+def _all_pairs(table: TableSimilarity) -> list[PairSimilarity]:
+    ref = table.reference_matrix
+    return [
+        PairSimilarity(a=a, b=b, similarity=table.matrix[i][j], reference=None if ref is None else ref[i][j])
+        for (i, a), (j, b) in combinations(enumerate(table.columns), 2)
+    ]
+
+
+def _worst(items: Iterable[Shortfall]) -> list[Shortfall]:
+    """The ``N_WORST`` items furthest below their reference (below 1 when there is none)."""
+    scored = [
+        item.model_copy(
+            update={"shortfall": (1.0 if item.reference is None else item.reference) - item.similarity}
+        )
+        for item in items
+    ]
+    ranked = sorted(scored, key=lambda x: (-x.shortfall, x.table, x.a, x.b or ""))
+    return [item for item in ranked[:N_WORST] if item.shortfall > 0]
+
+
+def table_similarity(prep: PreparedTable) -> TableSimilarity:
+    """The similarity matrix of one table, computed once and shared with the distribution plots."""
+    return prep.shared("similarity", lambda: _table_similarity(prep))
+
+
+def _table_similarity(prep: PreparedTable) -> TableSimilarity:
+    settings = prep.context.settings
     matrix_columns = settings.columns.select("biv", prep.name, prep.compared_columns)
     detail_columns = settings.columns.select("univ", prep.name, prep.compared_columns)
     has_test = prep.frame(TEST) is not None
     real = _histograms(prep, TRAIN, matrix_columns)
     matrix = _matrix(real, _histograms(prep, SYNTH, matrix_columns))
     reference = _matrix(real, _histograms(prep, TEST, matrix_columns)) if has_test else None
-    pairs = [
-        PairSimilarity(
-            a=matrix_columns[i],
-            b=matrix_columns[j],
-            similarity=matrix[i, j],
-            reference=None if reference is None else reference[i, j],
-        )
-        for i, j in combinations(range(len(matrix_columns)), 2)
-    ]
-    return TableSimilarity(
+    table = TableSimilarity(
         table=prep.name,
         columns=matrix_columns,
         matrix=_rounded(matrix),
@@ -105,8 +155,10 @@ def _table_similarity(ctx: EvaluationContext, prep: PreparedTable) -> TableSimil
         score=100 * float(matrix.mean()),
         reference_score=None if reference is None else 100 * float(reference.mean()),
         column_details=[_column_similarity(prep, c, has_test) for c in detail_columns],
-        worst_pairs=sorted(pairs, key=lambda p: (p.similarity, p.a, p.b))[:N_WORST],
+        worst_pairs=[],
     )
+    table.worst_pairs = sorted(_all_pairs(table), key=lambda p: (p.similarity, p.a, p.b))[:N_WORST]
+    return table
 
 
 def _histograms(prep: PreparedTable, role: str, columns: list[str]) -> dict[tuple[int, int], np.ndarray]:

@@ -7,9 +7,11 @@ import io
 from typing import Literal
 
 import matplotlib
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 matplotlib.rcParams["svg.hashsalt"] = "reportgen"  # stable SVG ids, so equal figures give equal bytes
+matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: small files, searchable PDFs
 
 
 def new_figure(
@@ -25,3 +27,17 @@ def to_data_uri(figure: Figure) -> str:
     figure.savefig(buffer, format="svg", metadata={"Date": None})
     encoded = base64.b64encode(buffer.getvalue()).decode("ascii")
     return f"data:image/svg+xml;base64,{encoded}"
+
+
+def short(text: str, limit: int = 22) -> str:
+    """A label cut to ``limit`` characters in the middle, so ``measurement_07_value`` keeps its number."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
+
+
+def no_mathtext(ax: Axes) -> None:
+    """Names and categories are data: never let matplotlib read ``$...$`` in them as formulas."""
+    for text in [*ax.get_xticklabels(), *ax.get_yticklabels(), ax.title, ax.xaxis.label, ax.yaxis.label]:
+        text.set_parse_math(False)

@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from reportgen.metrics.similarity import TableSimilarity
-from reportgen.render.figures import new_figure
+from reportgen.render.figures import new_figure, no_mathtext, short
 
 ANNOTATE_UP_TO = 16  # columns; beyond this the cells are too small for numbers
 
@@ -19,12 +19,11 @@ def similarity_heatmap(table: TableSimilarity) -> Figure:
     fig = new_figure(size, size * 0.86)
     ax = fig.add_subplot()
     image = ax.imshow(matrix, vmin=min(0.5, float(matrix.min())), vmax=1.0, cmap="RdYlGn")
-    labels = [c if len(c) <= 18 else c[:17] + "…" for c in table.columns]
+    labels = [short(c, 20) for c in table.columns]
     font = 7 if n <= 20 else max(3.5, 7 - (n - 20) * 0.1)
     ax.set_xticks(range(n), labels, rotation=90, fontsize=font)
     ax.set_yticks(range(n), labels, fontsize=font)
-    for label in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
-        label.set_parse_math(False)  # column names are data, never mathtext
+    no_mathtext(ax)
     if n <= ANNOTATE_UP_TO:
         for i in range(n):
             for j in range(n):

@@ -124,3 +124,15 @@ def test_disjoint_histograms_give_exactly_zero_similarity_despite_rounding():
     q = np.concatenate([np.zeros(7), b / b.sum()])
     assert 0.5 * np.abs(p - q).sum() > 1.0  # the float sum overshoots...
     assert tvd(p, q) == 1.0  # ...and the metric stays in its bounds
+
+
+def test_the_shortfall_list_names_the_damaged_column_and_pair_first(real):
+    train, test = real
+    synth = population(4000, np.random.default_rng(99))
+    synth["d"] = np.random.default_rng(1).choice(["p", "q", "r"], 4000, p=[0.2, 0.3, 0.5])
+    synth["y"] = synth["y"].sample(frac=1.0, random_state=3).to_numpy()
+    result = compute_similarity(prepare_context(train, test, synth, ReportSettings()))
+    assert result.worst_columns[0].a == "d"
+    assert {result.worst_pairs[0].a, result.worst_pairs[0].b} == {"x", "y"}
+    for item in result.worst_columns + result.worst_pairs:
+        assert item.shortfall == pytest.approx(item.reference - item.similarity)
