@@ -27,7 +27,9 @@ def wide_table(n_rows: int, n_columns: int, seed: int, *, damage: bool = False) 
         if i % 2 == 0:
             columns[f"measurement_{i:02d}_value"] = signal * 10 + 100
         else:
-            columns[f"category_{i:02d}"] = pd.cut(signal, [-np.inf, -1, 0, 1, np.inf], labels=list("ABCD")).astype(str)
+            columns[f"category_{i:02d}"] = pd.cut(
+                signal, [-np.inf, -1, 0, 1, np.inf], labels=list("ABCD")
+            ).astype(str)
     return pd.DataFrame(columns)
 
 

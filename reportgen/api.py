@@ -27,7 +27,7 @@ from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.render.document import output_format, write_report
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult
 from reportgen.seeding import derived_seed
-from reportgen.settings import ReportColumns, ReportSettings
+from reportgen.settings import N_MAX_PHIK, ReportColumns, ReportSettings
 
 DataInput: TypeAlias = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
 Progress = Callable[[str, float], None]
@@ -50,6 +50,7 @@ _VERSIONED = (
         "n_max_train": [Interval(int, 1, None)],
         "n_max_test": [Interval(int, 1, None)],
         "n_max_synth": [Interval(int, 1, None)],
+        "n_max_phik": [Interval(int, 1, None)],
         "seed": [Interval(int, 0, 2**32 - 1)],
         "max_categories": [Interval(int, 2, None)],
         "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
@@ -66,6 +67,7 @@ def report(
     n_max_train: int = 50_000,
     n_max_test: int = 50_000,
     n_max_synth: int = 50_000,
+    n_max_phik: int = N_MAX_PHIK,
     columns: ReportColumns | None = None,
     targets: Mapping[str, str] | None = None,
     seed: int = 0,
@@ -80,7 +82,8 @@ def report(
     holdout the generator never saw (``None`` if there is none: reference levels are then not
     shown). Each input is a DataFrame (one table), a dict of DataFrames, or a ``RelationalData``;
     the training data's schema (``schema``, or the one it carries) applies to all three.
-    ``progress(stage, fraction)`` is called as the work advances.
+    ``n_max_phik`` caps the rows of each input used for the phik correlation matrices (a
+    uniform seeded sample). ``progress(stage, fraction)`` is called as the work advances.
     """
     output_format(Path(path))
     notify = progress or (lambda stage, fraction: None)
@@ -89,6 +92,7 @@ def report(
         n_max_train=n_max_train,
         n_max_test=n_max_test,
         n_max_synth=n_max_synth,
+        n_max_phik=n_max_phik,
         max_categories=max_categories,
         columns=columns or ReportColumns(),
         targets=dict(targets) if targets else None,
@@ -203,6 +207,7 @@ def _preparation_findings(context: EvaluationContext) -> list[Finding]:
                 ),
             )
         )
+    findings += _shared_table_findings(context)
     for name in context.table_names:
         for column, reason in context.table(name).excluded.items():
             if reason.startswith("all values missing"):
@@ -218,6 +223,25 @@ def _preparation_findings(context: EvaluationContext) -> list[Finding]:
                     )
                 )
     return findings
+
+
+def _shared_table_findings(context: EvaluationContext) -> list[Finding]:
+    """Tables whose holdout is the training data itself (a lookup table copied by a split)."""
+    if context.full_test is None:
+        return []
+    return [
+        Finding(
+            severity="info",
+            code="holdout_equals_training",
+            table=name,
+            message=(
+                "The holdout rows of this table are the training rows (a lookup table shared by "
+                "both sides of a split), so its reference levels are trivially perfect."
+            ),
+        )
+        for name in context.table_names
+        if context.full_train[name].equals(context.full_test[name])
+    ]
 
 
 def _default_title(context: EvaluationContext) -> str:

@@ -182,3 +182,14 @@ def test_non_string_column_names_are_accepted_without_touching_the_input(tmp_pat
     results = report(frame, None, frame, tmp_path / "r.html")
     assert [c.name for c in results.sections["overview"].tables[0].columns] == ["0", "1"]
     assert list(frame.columns) == [0, 1]
+
+
+def test_a_lookup_table_copied_to_both_sides_of_a_split_is_flagged(chinook):
+    from reportgen.api import prepare_context
+    from reportgen.settings import ReportSettings
+
+    train, test = chinook.split(0.5, seed=1)
+    context = prepare_context(train, test, train, ReportSettings())
+    flagged = {f.table for f in context.findings if f.code == "holdout_equals_training"}
+    # split by Artist: the tables outside its hierarchy are copied to both sides
+    assert flagged == {"Genre", "MediaType", "Playlist", "Employee", "Customer", "Invoice"}

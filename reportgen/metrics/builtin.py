@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from reportgen.metrics.correlation import CorrelationResult, compute_correlation
 from reportgen.metrics.distributions import DistributionsResult, compute_distributions
 from reportgen.metrics.overview import OverviewResult, compute_overview
 from reportgen.metrics.registry import Section, register
+from reportgen.metrics.relational import RelationalResult, compute_relational
 from reportgen.metrics.similarity import SimilarityResult, compute_similarity
+from reportgen.render.correlation_figures import correlation_figures
 from reportgen.render.distribution_figures import column_figure, pair_figure
+from reportgen.render.relational_figures import cardinality_figures
 from reportgen.render.schema_diagram import schema_figure
 from reportgen.render.similarity_figures import similarity_heatmap
 from reportgen.results import SectionResult
@@ -26,7 +30,7 @@ def _similarity_figures(result: SectionResult) -> dict[str, Figure]:
 
 def _distribution_figures(result: SectionResult) -> dict[str, Figure]:
     assert isinstance(result, DistributionsResult)
-    figures = {}
+    figures: dict[str, Figure] = {}
     for ti, t in enumerate(result.tables):  # keys by position: names may hold any character
         figures |= {f"column:{ti}:{ci}": column_figure(c) for ci, c in enumerate(t.columns)}
         figures |= {f"pair:{ti}:{pi}": pair_figure(p) for pi, p in enumerate(t.pairs)}
@@ -69,3 +73,42 @@ DISTRIBUTIONS = register(
     )
 )
 
+
+def _relational_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, RelationalResult)
+    return cardinality_figures(result)
+
+
+RELATIONAL = register(
+    Section(
+        name="relational",
+        title="Fidelity: relational structure",
+        order=40,
+        result_type=RelationalResult,
+        compute=compute_relational,
+        template="sections/relational.html.j2",
+        figures=_relational_figures,
+    )
+)
+
+
+def _correlation_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, CorrelationResult)
+    return {  # keys by position: names may hold any character
+        f"phik:{ti}:{k}": fig
+        for ti, t in enumerate(result.tables)
+        for k, fig in enumerate(correlation_figures(t))
+    }
+
+
+CORRELATION = register(
+    Section(
+        name="correlation",
+        title="Fidelity: correlations (phik)",
+        order=30,
+        result_type=CorrelationResult,
+        compute=compute_correlation,
+        template="sections/correlation.html.j2",
+        figures=_correlation_figures,
+    )
+)

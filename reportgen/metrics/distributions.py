@@ -146,18 +146,33 @@ def _column_distribution(
     kind = prep.schema.kinds[column]
     values = {role: _frame(prep, role)[column] for role in _roles(prep)}
     missing = {role: float(v.isna().mean()) for role, v in values.items()}
-    common = dict(column=column, kind=kind.value, missing=missing, similarity=similarity, reference=reference)
+    plot = ColumnDistribution(
+        column=column,
+        kind=kind.value,
+        axis="categorical",
+        shares={},
+        missing=missing,
+        similarity=similarity,
+        reference=reference,
+    )
     if prep.bins[column].is_numeric:
         numbers = {role: as_numbers(v) for role, v in values.items()}
         edges = plot_edges(numbers[TRAIN], integer=kind is ColumnKind.INTEGER)
-        shares = {role: _binned_shares(x, edges) for role, x in numbers.items()}
-        axis: Literal["numeric", "datetime"] = "datetime" if kind is ColumnKind.DATETIME else "numeric"
-        return ColumnDistribution(axis=axis, edges=edges.tolist(), shares=shares, **common)
+        return plot.model_copy(
+            update={
+                "axis": "datetime" if kind is ColumnKind.DATETIME else "numeric",
+                "edges": edges.tolist(),
+                "shares": {role: _binned_shares(x, edges) for role, x in numbers.items()},
+            }
+        )
     settings = prep.context.settings
     labels, pooled = shown_levels(values[TRAIN], settings.min_category_count, settings.max_categories)
-    shares = {role: _level_shares(v, labels) for role, v in values.items()}
-    return ColumnDistribution(
-        axis="categorical", labels=_with_other(labels), shares=shares, pooled_levels=pooled, **common
+    return plot.model_copy(
+        update={
+            "labels": _with_other(labels),
+            "shares": {role: _level_shares(v, labels) for role, v in values.items()},
+            "pooled_levels": pooled,
+        }
     )
 
 
@@ -231,11 +246,18 @@ def _pair_distribution(
         b=b,
         labels_a=[label for label, keep in zip(labels_a, rows, strict=True) if keep],
         labels_b=[label for label, keep in zip(labels_b, cols, strict=True) if keep],
-        real=np.where(hidden, None, real_counts / max(len(real), 1)).tolist(),
+        real=_hide(real_counts / max(len(real), 1), hidden),
         synthetic=(synth_counts / max(len(synth), 1)).tolist(),
         similarity=similarity,
         reference=reference,
     )
+
+
+def _hide(shares: np.ndarray, hidden: np.ndarray) -> list[list[float | None]]:
+    """The shares as nested lists, None where ``hidden``."""
+    out = shares.astype(object)
+    out[hidden] = None
+    return out.tolist()
 
 
 def _coarse_codes(

@@ -52,7 +52,9 @@ def test_shares_and_missing_add_up_to_every_row(frames):
     table = distributions(*frames)
     for column in table.columns:
         for role, shares in column.shares.items():
-            assert sum(shares) + (0 if column.axis == "categorical" else column.missing[role]) == pytest.approx(1)
+            assert sum(shares) + (
+                0 if column.axis == "categorical" else column.missing[role]
+            ) == pytest.approx(1)
     x = by_column(table)["x"]
     assert x.missing["training"] == pytest.approx(frames[0]["x"].isna().mean())
     assert x.axis == "numeric" and len(x.edges) == 31

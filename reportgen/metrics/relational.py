@@ -1,0 +1,432 @@
+"""Relational fidelity: children per parent, synthetic referential integrity, parent-aggregate pairs.
+
+METRICS.md section 9. For each foreign key ``child.fk -> parent.pk``:
+
+- **cardinality similarity**: ``1 - TVD`` between the training and synthetic distributions of the
+  number of child rows per parent row. Every parent counts, parents without children included.
+  It is computed on the sampled data: sampling keeps whole entities, so each kept parent keeps
+  all its children. The reference is the same measure between training and holdout data.
+- **referential integrity** of the synthetic data, on all of its rows (not the sample): the share of
+  child rows whose key has a parent, and the share of parent rows that repeat a key value.
+- **parent columns vs child aggregates**: for each compared column of the parent and each child
+  aggregate (the number of child rows, and the mean of each numeric child column), ``1 - TVD`` of
+  their joint histogram over parent rows. The bins are those of section 3: the parent column's
+  pair bins, and ``n_bins`` quantile bins of the aggregate fitted on the training side, with
+  "missing" as a bin (the mean over no children is missing).
+
+Bins of the children-per-parent distribution: one bin per count ``0, 1, 2, ..., k - 1`` and one
+pooled tail bin ``>= k``, where ``k - 1`` is the 99th percentile of the training counts (the smallest
+count that at least 99% of the real parents do not exceed). The tail bin is then nearly empty in the
+real data and collects synthetic parents with more children than real ones have. At most
+``MAX_BINS`` (30) bins are used: when the 99th percentile is above 28, the counts from 1 upwards
+are grouped into 28 equal-width integer ranges (``0`` keeps a bin of its own), then the tail.
+
+How keys are matched, written down because synthetic data can break them:
+
+- a child row with a missing key value (in any column of a composite key) has no parent; it is
+  neither counted nor an orphan (the root of a self-reference, an optional link);
+- a child row whose key matches no parent row is an orphan: it is left out of the counts and
+  reported under integrity;
+- when synthetic parent rows repeat a key value, a child with that key matches all of them; the
+  children are counted per distinct parent key value, so one repeated value is one parent (its
+  children are not counted twice). A parent row with a missing key counts as a parent without
+  children;
+- a composite foreign key is declared as one ``ForeignKey`` per column: the foreign keys from one
+  child table into one parent table whose referenced columns are, together, the parent's
+  composite primary key form one relation and are matched on the tuple of values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import pairwise
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from reportgen.binning import ColumnBins, as_numbers, fit_bins, histogram, joint_histogram, tvd
+from reportgen.context import EvaluationContext
+from reportgen.data.relational import RelationalData, _key_values
+from reportgen.data.schema import ColumnKind, Schema
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.metrics.registry import MetricNotComputed
+from reportgen.results import SectionResult
+
+MAX_BINS = 30
+TAIL_QUANTILE = 0.99
+N_WORST = 5
+MAX_PLOTTED = 24  # relations with a figure; beyond this, the least similar ones
+CHILD_ROWS = "child rows"
+EN_DASH = "\N{EN DASH}"
+_NUMERIC = (ColumnKind.NUMERIC, ColumnKind.INTEGER)
+
+
+class ChildCounts(BaseModel):
+    """Children per parent in one role's data: shares per bin and summary statistics."""
+
+    parents: int = Field(ge=0, description="Parents counted (distinct key values, see the module doc).")
+    children: int = Field(ge=0, description="Child rows that have a parent.")
+    mean: float | None = Field(default=None, ge=0, description="Mean number of children per parent.")
+    median: float | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+    shares: list[float] = Field(description="Share of parents in each bin of the relation's ``bins``.")
+
+
+class SyntheticIntegrity(BaseModel):
+    """Referential integrity of one foreign key in the full synthetic data."""
+
+    child_rows: int = Field(ge=0)
+    missing_keys: int = Field(ge=0, description="Child rows with a missing key: no parent, not orphans.")
+    orphans: int = Field(ge=0, description="Child rows whose key matches no parent row.")
+    with_parent: float | None = Field(
+        default=None, ge=0, le=1, description="Share of child rows with a key whose key has a parent."
+    )
+    parent_rows: int = Field(ge=0)
+    duplicate_parent_keys: int = Field(ge=0, description="Parent rows repeating an earlier key value.")
+    duplicate_parent_share: float = Field(ge=0, le=1, description="duplicate_parent_keys / parent_rows.")
+
+    @property
+    def has_orphans(self) -> bool:
+        return self.orphans > 0
+
+    @property
+    def has_duplicates(self) -> bool:
+        return self.duplicate_parent_keys > 0
+
+
+class AggregatePair(BaseModel):
+    """One parent column against one child aggregate: 1 - TVD of their joint histogram."""
+
+    parent_column: str
+    aggregate: str = Field(description="'child rows' (the count) or 'mean <child column>'.")
+    similarity: float = Field(ge=0, le=1)
+    reference: float | None = Field(default=None, ge=0, le=1)
+
+
+class AggregateSimilarity(BaseModel):
+    """Parent columns vs child aggregates of one relation: the mean and the least similar pairs."""
+
+    n_pairs: int = Field(ge=1)
+    mean: float = Field(ge=0, le=1)
+    reference_mean: float | None = Field(default=None, ge=0, le=1)
+    worst_pairs: list[AggregatePair]
+
+
+class RelationFidelity(BaseModel):
+    """One foreign key: children-per-parent similarity, synthetic integrity and aggregate pairs."""
+
+    child: str
+    child_columns: list[str]
+    parent: str
+    parent_columns: list[str]
+    bins: list[str] = Field(description="Labels of the children-per-parent bins; the last is the tail.")
+    bin_starts: list[int] = Field(description="Smallest count of each bin.")
+    similarity: float = Field(ge=0, le=1, description="1 - TVD(training, synthetic) of children per parent.")
+    reference: float | None = Field(default=None, ge=0, le=1, description="1 - TVD(training, holdout).")
+    train: ChildCounts
+    test: ChildCounts | None = None
+    synth: ChildCounts
+    integrity: SyntheticIntegrity
+    aggregates: AggregateSimilarity | None = None
+
+    @property
+    def is_self_reference(self) -> bool:
+        return self.child == self.parent
+
+    @property
+    def child_label(self) -> str:
+        """``child.column``, or ``child.(a, b)`` for a composite key."""
+        return f"{self.child}.{_columns(self.child_columns)}"
+
+    @property
+    def parent_label(self) -> str:
+        return f"{self.parent}.{_columns(self.parent_columns)}"
+
+    @property
+    def label(self) -> str:
+        """``child.column → parent.column``."""
+        return f"{self.child_label} → {self.parent_label}"
+
+
+class RelationalResult(SectionResult):
+    """The relational section: one entry per foreign key, and the mean cardinality similarity."""
+
+    relations: list[RelationFidelity]
+    similarity: float = Field(ge=0, le=1, description="Mean cardinality similarity over the relations.")
+    reference: float | None = Field(default=None, ge=0, le=1)
+
+    def plotted(self) -> list[RelationFidelity]:
+        """The relations that get a figure: all, or the ``MAX_PLOTTED`` least similar (schema order)."""
+        if len(self.relations) <= MAX_PLOTTED:
+            return list(self.relations)
+        worst = sorted(range(len(self.relations)), key=lambda i: (self.relations[i].similarity, i))
+        return [self.relations[i] for i in sorted(worst[:MAX_PLOTTED])]
+
+
+@dataclass(frozen=True)
+class ForeignKeyColumns:
+    """A foreign key over one or more columns: ``child.child_columns -> parent.parent_columns``."""
+
+    child: str
+    child_columns: tuple[str, ...]
+    parent: str
+    parent_columns: tuple[str, ...]
+
+
+def foreign_keys(schema: Schema) -> list[ForeignKeyColumns]:
+    """The schema's foreign keys, the columns of one composite key grouped into one (schema order)."""
+    keys: list[ForeignKeyColumns] = []
+    grouped: set[tuple[str, str]] = set()
+    for rel in schema.relations:
+        if (rel.child, rel.parent) in grouped:
+            continue
+        pk = schema[rel.parent].primary_key
+        into = [r for r in schema.relations if (r.child, r.parent) == (rel.child, rel.parent)]
+        referenced = [r.parent_column for r in into]
+        if len(pk) > 1 and sorted(referenced) == sorted(pk):
+            by_parent = {r.parent_column: r.column for r in into}
+            keys.append(ForeignKeyColumns(rel.child, tuple(by_parent[c] for c in pk), rel.parent, pk))
+            grouped.add((rel.child, rel.parent))
+        else:
+            keys.append(ForeignKeyColumns(rel.child, (rel.column,), rel.parent, (rel.parent_column,)))
+    return keys
+
+
+@dataclass(frozen=True)
+class Links:
+    """How the rows of a child table meet the rows of its parent, as integer key codes.
+
+    ``parent_codes`` and ``child_codes`` give each row's key value as a code shared by both tables
+    (-1 for a missing key value), so matching is array lookups rather than joins.
+    """
+
+    parent_codes: np.ndarray
+    child_codes: np.ndarray
+
+    @cached_property
+    def keys(self) -> np.ndarray:
+        """Distinct key codes of the parent rows (missing keys left out)."""
+        return np.unique(self.parent_codes[self.parent_codes >= 0])
+
+    @cached_property
+    def has_parent(self) -> np.ndarray:
+        """For each child row, whether its key matches a parent row."""
+        return (self.child_codes >= 0) & np.isin(self.child_codes, self.keys)
+
+    @property
+    def n_orphans(self) -> int:
+        return int(np.count_nonzero((self.child_codes >= 0) & ~self.has_parent))
+
+    @cached_property
+    def _per_code(self) -> np.ndarray:
+        n_codes = int(max(self.parent_codes.max(initial=0), self.child_codes.max(initial=0))) + 1
+        return np.bincount(self.child_codes[self.has_parent], minlength=n_codes)
+
+    def children_per_parent(self) -> np.ndarray:
+        """Children of each distinct parent key value, then a 0 for each parent row without a key."""
+        no_key = np.zeros(np.count_nonzero(self.parent_codes < 0), dtype=np.int64)
+        return np.concatenate([self._per_code[self.keys], no_key])
+
+    def children_per_parent_row(self) -> np.ndarray:
+        """Children of each parent row (rows sharing a key value share its children)."""
+        found = self.parent_codes >= 0
+        return np.where(found, self._per_code[np.where(found, self.parent_codes, 0)], 0)
+
+    def mean_per_parent_row(self, values: np.ndarray) -> np.ndarray:
+        """Mean of a child column over each parent row's children (NaN: no child with a value)."""
+        linked = self.has_parent & ~np.isnan(values)
+        n = len(self._per_code)
+        sums = np.bincount(self.child_codes[linked], weights=values[linked], minlength=n)
+        counts = np.bincount(self.child_codes[linked], minlength=n)
+        means = np.divide(sums, counts, out=np.full(n, np.nan), where=counts > 0)
+        found = self.parent_codes >= 0
+        return np.where(found, means[np.where(found, self.parent_codes, 0)], np.nan)
+
+
+def link(data: RelationalData, fk: ForeignKeyColumns) -> Links:
+    """The key codes of ``fk`` in ``data``: both tables' key values factorised together."""
+    parent, child = data[fk.parent], data[fk.child]
+    n_parent = len(parent)
+    codes = np.zeros(n_parent + len(child), dtype=np.int64)
+    for parent_column, child_column in zip(fk.parent_columns, fk.child_columns, strict=True):
+        values = np.concatenate([_key_values(parent[parent_column]), _key_values(child[child_column])])
+        column_codes, uniques = pd.factorize(values)
+        codes = np.where((codes < 0) | (column_codes < 0), -1, codes * len(uniques) + column_codes)
+        valid = codes >= 0
+        codes[valid] = pd.factorize(codes[valid])[0]  # compact again, so composite keys cannot overflow
+    return Links(parent_codes=codes[:n_parent], child_codes=codes[n_parent:])
+
+
+def compute_relational(ctx: EvaluationContext) -> RelationalResult:
+    """Children-per-parent similarity, synthetic integrity and aggregate pairs of every foreign key."""
+    keys = foreign_keys(ctx.train.schema)
+    if not keys:
+        raise MetricNotComputed("the data has no foreign keys")
+    relations = [_relation(ctx, fk) for fk in keys]
+    return RelationalResult(
+        section="relational",
+        relations=relations,
+        similarity=float(np.mean([r.similarity for r in relations])),
+        reference=_mean_or_none([r.reference for r in relations]),
+    )
+
+
+def _relation(ctx: EvaluationContext, fk: ForeignKeyColumns) -> RelationFidelity:
+    links = {TRAIN: link(ctx.train, fk), SYNTH: link(ctx.synth, fk)}
+    if ctx.test is not None:
+        links[TEST] = link(ctx.test, fk)
+    counts = {role: found.children_per_parent() for role, found in links.items()}
+    starts = cardinality_bin_starts(counts[TRAIN])
+    shares = {role: _shares(c, starts) for role, c in counts.items()}
+
+    def similarity(role: str) -> float:
+        return 1.0 - tvd(shares[TRAIN], shares[role])
+
+    def summary(role: str) -> ChildCounts:
+        return _child_counts(counts[role], shares[role])
+
+    has_test = TEST in links
+    return RelationFidelity(
+        child=fk.child,
+        child_columns=list(fk.child_columns),
+        parent=fk.parent,
+        parent_columns=list(fk.parent_columns),
+        bins=bin_labels(starts),
+        bin_starts=[int(s) for s in starts],
+        similarity=similarity(SYNTH),
+        reference=similarity(TEST) if has_test else None,
+        train=summary(TRAIN),
+        test=summary(TEST) if has_test else None,
+        synth=summary(SYNTH),
+        integrity=synthetic_integrity(ctx.full_synth, fk),
+        aggregates=_aggregate_similarity(ctx, fk, links),
+    )
+
+
+def cardinality_bin_starts(real_counts: np.ndarray) -> np.ndarray:
+    """Smallest count of each bin: ``0 .. k - 1`` one by one (or in ranges), then the tail ``>= k``.
+
+    ``k - 1`` is the 99th percentile of the real counts; see the module docstring for the rule.
+    """
+    top = int(np.quantile(real_counts, TAIL_QUANTILE, method="inverted_cdf")) if len(real_counts) else 0
+    if top + 2 <= MAX_BINS:
+        return np.arange(top + 2)
+    n_ranges = MAX_BINS - 2
+    width = -(-top // n_ranges)
+    return np.concatenate([[0], 1 + width * np.arange(-(-top // width) + 1)])
+
+
+def bin_labels(starts: np.ndarray) -> list[str]:
+    """'0', '1', ... for single counts, '1-5' (with an en dash) for ranges, '≥ k' for the tail."""
+    labels = [str(lo) if hi - lo == 1 else f"{lo}{EN_DASH}{hi - 1}" for lo, hi in pairwise(starts)]
+    return [*labels, f"≥ {starts[-1]}"]
+
+
+def _shares(counts: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    return histogram(np.searchsorted(starts, counts, side="right") - 1, len(starts))
+
+
+def _child_counts(counts: np.ndarray, shares: np.ndarray) -> ChildCounts:
+    empty = len(counts) == 0
+    return ChildCounts(
+        parents=len(counts),
+        children=int(counts.sum()),
+        mean=None if empty else float(counts.mean()),
+        median=None if empty else float(np.median(counts)),
+        max=None if empty else int(counts.max()),
+        shares=np.round(shares, 6).tolist(),
+    )
+
+
+def synthetic_integrity(data: RelationalData, fk: ForeignKeyColumns) -> SyntheticIntegrity:
+    """Orphan child rows and repeated parent keys of one foreign key in (full) synthetic data."""
+    links = link(data, fk)
+    with_key = int(np.count_nonzero(links.child_codes >= 0))
+    parent_rows = len(links.parent_codes)
+    duplicates = int(np.count_nonzero(links.parent_codes >= 0)) - len(links.keys)
+    return SyntheticIntegrity(
+        child_rows=len(links.child_codes),
+        missing_keys=len(links.child_codes) - with_key,
+        orphans=links.n_orphans,
+        with_parent=(with_key - links.n_orphans) / with_key if with_key else None,
+        parent_rows=parent_rows,
+        duplicate_parent_keys=duplicates,
+        duplicate_parent_share=duplicates / parent_rows if parent_rows else 0.0,
+    )
+
+
+def _aggregate_similarity(
+    ctx: EvaluationContext, fk: ForeignKeyColumns, links: dict[str, Links]
+) -> AggregateSimilarity | None:
+    """Joint histograms of each parent column with each child aggregate, real vs synthetic."""
+    parent = ctx.table(fk.parent)
+    columns = ctx.settings.columns.select("biv", fk.parent, parent.compared_columns)
+    if not columns:
+        return None
+    aggregates = {role: _aggregates(ctx, fk, role, found) for role, found in links.items()}
+    bins = {
+        name: fit_bins(name, ColumnKind.NUMERIC, pd.Series(values), n_bins=ctx.settings.n_bins)
+        for name, values in aggregates[TRAIN].items()
+    }
+    joint = {role: _joint(ctx, fk.parent, role, columns, values, bins) for role, values in aggregates.items()}
+    pairs = [
+        AggregatePair(
+            parent_column=column,
+            aggregate=name,
+            similarity=1.0 - tvd(real, joint[SYNTH][column, name]),
+            reference=1.0 - tvd(real, joint[TEST][column, name]) if TEST in joint else None,
+        )
+        for (column, name), real in joint[TRAIN].items()
+    ]
+    return AggregateSimilarity(
+        n_pairs=len(pairs),
+        mean=float(np.mean([p.similarity for p in pairs])),
+        reference_mean=_mean_or_none([p.reference for p in pairs]),
+        worst_pairs=sorted(pairs, key=lambda p: (p.similarity, p.parent_column, p.aggregate))[:N_WORST],
+    )
+
+
+def _aggregates(
+    ctx: EvaluationContext, fk: ForeignKeyColumns, role: str, links: Links
+) -> dict[str, np.ndarray]:
+    """Per parent row: the number of its children and the mean of each numeric child column."""
+    child = ctx.table(fk.child)
+    frame = child.frame(role)
+    assert frame is not None
+    out = {CHILD_ROWS: links.children_per_parent_row().astype(float)}
+    for column in child.compared_columns:
+        if child.schema.kinds[column] in _NUMERIC:
+            out[f"mean {column}"] = links.mean_per_parent_row(as_numbers(frame[column]))
+    return out
+
+
+def _joint(
+    ctx: EvaluationContext,
+    parent: str,
+    role: str,
+    columns: list[str],
+    aggregates: dict[str, np.ndarray],
+    bins: dict[str, ColumnBins],
+) -> dict[tuple[str, str], np.ndarray]:
+    prepared = ctx.table(parent)
+    codes = prepared.codes(role, pairs=True)
+    agg_codes = {name: bins[name].codes(pd.Series(values)) for name, values in aggregates.items()}
+    return {
+        (column, name): joint_histogram(
+            codes[column], agg_codes[name], prepared.pair_bins[column].n_codes, bins[name].n_codes
+        )
+        for column in columns
+        for name in aggregates
+    }
+
+
+def _mean_or_none(values: list[float | None]) -> float | None:
+    """The mean, or None when any value is missing (a reference exists only with holdout data)."""
+    present = [v for v in values if v is not None]
+    return float(np.mean(present)) if present and len(present) == len(values) else None
+
+
+def _columns(columns: list[str]) -> str:
+    return columns[0] if len(columns) == 1 else f"({', '.join(columns)})"

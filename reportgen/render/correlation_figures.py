@@ -1,0 +1,108 @@
+"""Figures of the correlation section: phik of the real data, of the synthetic data, and |difference|.
+
+Up to ``SIDE_BY_SIDE_UP_TO`` columns the three heatmaps share one figure, side by side; wider tables
+get three stacked figures, each the full page width, so that 60 columns stay legible. Every figure
+fits the A4 text width (``PAGE_WIDTH_IN``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+
+from reportgen.metrics.correlation import TableCorrelation
+from reportgen.render.figures import new_figure
+
+PAGE_WIDTH_IN = 7.0  # 178 mm: the text width of an A4 page with the report's margins
+SIDE_BY_SIDE_UP_TO = 16  # columns; beyond this each matrix gets a figure of its own
+ANNOTATE_UP_TO = 12  # columns; beyond this the cells are too small for numbers
+DIFFERENCE_MAX = 0.5  # top of the difference colour scale: a gap of 0.5 or more is fully dark
+
+_PANELS = (
+    ("real", "Real (training)", "Blues", 1.0),
+    ("synthetic", "Synthetic", "Blues", 1.0),
+    ("difference", "|real \u2212 synthetic|", "Reds", DIFFERENCE_MAX),
+)
+
+
+def correlation_figures(table: TableCorrelation) -> list[Figure]:
+    """The table's three phik heatmaps: one figure side by side, or three stacked when wide."""
+    if len(table.columns) <= SIDE_BY_SIDE_UP_TO:
+        return [_side_by_side(table)]
+    return [_single(table, panel) for panel in _PANELS]
+
+
+def _side_by_side(table: TableCorrelation) -> Figure:
+    n = len(table.columns)
+    labels = _labels(table.columns, 14)
+    fig = new_figure(PAGE_WIDTH_IN, 2.2 + 0.05 * max(map(len, labels)))
+    axes = fig.subplots(1, 3)
+    font = 6.0 if n <= 10 else 5.0
+    images = [
+        _heatmap(ax, table, panel, labels, font=font, annotate=n <= ANNOTATE_UP_TO, ylabels=i == 0)
+        for i, (ax, panel) in enumerate(zip(axes, _PANELS, strict=True))
+    ]
+    _colorbar(fig, images[0], list(axes[:2]), "phik")
+    _colorbar(fig, images[2], [axes[2]], "|difference|", extend=_extend(table))
+    return fig
+
+
+def _single(table: TableCorrelation, panel: tuple[str, str, str, float]) -> Figure:
+    n = len(table.columns)
+    labels = _labels(table.columns, 22)
+    fig = new_figure(PAGE_WIDTH_IN, PAGE_WIDTH_IN * 0.86)
+    ax = fig.add_subplot()
+    font = min(6.0, max(4.0, 260 / n))
+    image = _heatmap(ax, table, panel, labels, font=font, annotate=False, ylabels=True)
+    extend = _extend(table) if panel[0] == "difference" else "neither"
+    _colorbar(fig, image, [ax], "|difference|" if panel[0] == "difference" else "phik", extend=extend)
+    return fig
+
+
+def _heatmap(
+    ax: Axes,
+    table: TableCorrelation,
+    panel: tuple[str, str, str, float],
+    labels: list[str],
+    *,
+    font: float,
+    annotate: bool,
+    ylabels: bool,
+) -> AxesImage:
+    field, title, cmap, vmax = panel
+    matrix = np.asarray(getattr(table, field))
+    n = len(labels)
+    image = ax.imshow(matrix, vmin=0.0, vmax=vmax, cmap=cmap)
+    ax.set_title(title, fontsize=7.5)
+    ax.set_xticks(range(n), labels, rotation=90, fontsize=font)
+    ax.set_yticks(range(n), labels, fontsize=font)
+    ax.tick_params(axis="y", labelleft=ylabels)
+    ax.tick_params(length=1.5, pad=1)
+    for label in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
+        label.set_parse_math(False)  # column names are data, never mathtext
+    if annotate:
+        size = 4.8 if n <= 8 else 3.5
+        for i in range(n):
+            for j in range(n):
+                dark = matrix[i, j] > 0.6 * vmax
+                colour = "white" if dark else "#1d2530"
+                ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=size, color=colour)
+    return image
+
+
+def _colorbar(
+    fig: Figure, image: AxesImage, axes: list[Axes], label: str, *, extend: str = "neither"
+) -> None:
+    bar = fig.colorbar(image, ax=axes, shrink=0.8, aspect=25, pad=0.02, extend=extend)
+    bar.set_label(label, fontsize=6.5)
+    bar.ax.tick_params(labelsize=5.5)
+
+
+def _extend(table: TableCorrelation) -> str:
+    return "max" if np.max(table.difference) > DIFFERENCE_MAX else "neither"
+
+
+def _labels(columns: list[str], width: int) -> list[str]:
+    return [c if len(c) <= width else c[: width - 1] + "…" for c in columns]
