@@ -14,6 +14,7 @@ import pandas as pd
 
 from reportgen.api import prepare_context
 from reportgen.metrics.correlation import compute_correlation
+from reportgen.metrics.distributions import compute_distributions
 from reportgen.metrics.similarity import compute_similarity
 from reportgen.settings import ReportSettings
 
@@ -28,8 +29,8 @@ def read(path: Path) -> pd.DataFrame:
 def main() -> None:
     train, test = read(ADULT / "adult_train.csv"), read(ADULT / "adult_test.csv")
     print(
-        f"{'generator':<16} {'score':>6} {'ref':>6} {'prepare':>8} {'similarity':>10} "
-        f"{'phik sim':>8} {'ref':>6} {'phik':>6}  worst pair"
+        f"{'generator':<16} {'score':>6} {'ref':>6} {'prepare':>8} {'similarity':>10} {'distrib':>8} "
+        f"{'fidelity':>8} {'phik sim':>8} {'ref':>6} {'phik':>6}  worst pair"
     )
     for generator in GENERATORS:
         synth = read(ADULT / "synthetic" / generator / "adult_train.csv.gz")
@@ -37,13 +38,16 @@ def main() -> None:
         context = prepare_context(train, test, synth, ReportSettings())
         prepared = time.perf_counter()
         result = compute_similarity(context)
+        similar = time.perf_counter()
+        compute_distributions(context)
         done = time.perf_counter()
         correlation = compute_correlation(context)
         correlated = time.perf_counter()
         worst = result.tables[0].worst_pairs[0]
         print(
             f"{generator:<16} {result.score:6.1f} {result.reference_score:6.1f} "
-            f"{prepared - start:7.2f}s {done - prepared:9.2f}s "
+            f"{prepared - start:7.2f}s {similar - prepared:9.2f}s {done - similar:7.2f}s "
+            f"{done - start:7.2f}s "
             f"{correlation.similarity:8.3f} {correlation.reference_similarity:6.3f} "
             f"{correlated - done:5.2f}s  {worst.a} x {worst.b} {worst.similarity:.3f}"
         )
