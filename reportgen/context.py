@@ -21,6 +21,7 @@ from reportgen.data.kinds import to_canonical
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.distance_space import DistanceSpace
 from reportgen.results import Finding
 from reportgen.seeding import derived_rng
 from reportgen.settings import ReportSettings
@@ -120,6 +121,32 @@ class PreparedTable:
             bins = self.pair_bins if pairs else self.bins
             self._codes[key] = {c: bins[c].codes(frame[c]) for c in self.compared_columns}
         return self._codes[key]
+
+    @cached_property
+    def distance_space(self) -> DistanceSpace:
+        """The distance space of the neighbour sections (METRICS.md 5), fitted on training data only.
+
+        Its columns are the ``knn`` selection of the compared columns. The other roles only decide
+        which numeric columns get a missing indicator (see ``reportgen.distance_space``).
+        """
+        columns = self.context.settings.columns.select("knn", self.name, self.compared_columns)
+        real = self.frame(TRAIN)
+        assert real is not None
+        others = [f for role, f in self._frames.items() if role != TRAIN]
+        return DistanceSpace.fit(real, {c: self.schema.kinds[c] for c in columns}, others=others)
+
+    def embedded(self, role: str) -> np.ndarray:
+        """The rows of a role in the distance space, float32 (computed once per role, then shared)."""
+        if role not in self._embedded:
+            frame = self.frame(role)
+            if frame is None:
+                raise KeyError(f"no {role} data")
+            self._embedded[role] = self.distance_space.transform(frame)
+        return self._embedded[role]
+
+    @cached_property
+    def _embedded(self) -> dict[str, np.ndarray]:
+        return {}
 
     def _fit_bins(self, max_levels: int | None) -> dict[str, ColumnBins]:
         real = self.frame(TRAIN)

@@ -1,0 +1,158 @@
+"""The distance space (METRICS.md section 5): hand-computed encodings of tiny frames."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen.api import prepare_context
+from reportgen.data.schema import ColumnKind
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.distance_space import CategoricalEncoding, DistanceSpace, NumericEncoding
+from reportgen.errors import DataError, SchemaError
+from reportgen.settings import ReportColumns, ReportSettings
+
+NUM, CAT = ColumnKind.NUMERIC, ColumnKind.CATEGORICAL
+
+
+def sq(a, b):
+    return float(((np.asarray(a, float) - np.asarray(b, float)) ** 2).sum())
+
+
+def test_numeric_scaling_uses_training_percentiles_and_clips():
+    train = pd.DataFrame({"x": np.arange(101.0)})  # q01 = 1, q99 = 99
+    space = DistanceSpace.fit(train, {"x": NUM})
+    assert space.encodings == (NumericEncoding("x", NUM, 1.0, 98.0, False),)
+    out = space.transform(pd.DataFrame({"x": [1.0, 99.0, 50.0, 1000.0, -1000.0, 148.0]}))
+    expected = [0.0, 1.0, 49 / 98, 1.5, -0.5, 1.5]
+    np.testing.assert_allclose(out[:, 0], np.float32(expected))
+    assert out.dtype == np.float32 and out.flags.c_contiguous
+
+
+def test_holdout_values_do_not_move_the_scaling():
+    train = pd.DataFrame({"x": np.arange(101.0), "c": ["a", "b"] * 50 + ["a"]})
+    holdout = pd.DataFrame({"x": [1e9, -1e9], "c": ["zzz", "yyy"]})
+    alone = DistanceSpace.fit(train, {"x": NUM, "c": CAT})
+    with_others = DistanceSpace.fit(train, {"x": NUM, "c": CAT}, others=[holdout])
+    assert alone == with_others
+    np.testing.assert_array_equal(alone.transform(holdout), with_others.transform(holdout))
+
+
+def test_two_categories_are_at_squared_distance_one_and_unseen_at_one_half():
+    train = pd.DataFrame({"c": ["red", "blue", "red", "green"]})
+    space = DistanceSpace.fit(train, {"c": CAT})
+    assert space.encodings == (CategoricalEncoding("c", ("blue", "green", "red"), False),)
+    assert space.feature_names == ["c=blue", "c=green", "c=red"]
+    red, blue, unseen = space.transform(pd.DataFrame({"c": ["red", "blue", "purple"]}))
+    np.testing.assert_allclose(red, [0, 0, 1 / np.sqrt(2)], rtol=1e-7)
+    assert sq(red, blue) == pytest.approx(1.0, rel=1e-6)
+    np.testing.assert_array_equal(unseen, [0, 0, 0])
+    assert sq(red, unseen) == pytest.approx(0.5, rel=1e-6)
+
+
+def test_missing_category_is_a_level_when_training_has_it():
+    train = pd.DataFrame({"c": ["a", None, "b"]})
+    space = DistanceSpace.fit(train, {"c": CAT})
+    assert space.feature_names == ["c=a", "c=b", "c=(missing)"]
+    a, missing = space.transform(pd.DataFrame({"c": ["a", None]}))
+    assert sq(a, missing) == pytest.approx(1.0, rel=1e-6)
+    without = DistanceSpace.fit(pd.DataFrame({"c": ["a", "b"]}), {"c": CAT})
+    np.testing.assert_array_equal(without.transform(pd.DataFrame({"c": [None]})), [[0, 0]])
+
+
+def test_numeric_missing_is_zero_plus_an_indicator():
+    train = pd.DataFrame({"x": [*np.arange(101.0), np.nan]})
+    space = DistanceSpace.fit(train, {"x": NUM})
+    assert space.feature_names == ["x", "x (missing)"]
+    out = space.transform(pd.DataFrame({"x": [np.nan, 1.0, 99.0]}))
+    np.testing.assert_allclose(out, [[0, 1], [0, 0], [1, 0]])
+    assert sq(out[0], out[1]) == 1.0  # missing vs the 1st percentile: the indicator's weight
+
+
+def test_indicator_when_another_role_has_missing_values():
+    train = pd.DataFrame({"x": np.arange(101.0)})
+    synth = pd.DataFrame({"x": [np.nan, 5.0]})
+    space = DistanceSpace.fit(train, {"x": NUM}, others=[synth])
+    assert space.feature_names == ["x", "x (missing)"]
+    np.testing.assert_allclose(space.transform(train)[:, 1], 0.0)
+    np.testing.assert_allclose(space.transform(synth), [[0, 1], [4 / 98, 0]], rtol=1e-6)
+    with pytest.raises(DataError, match=r"Column 'x' has 1 missing values.*others"):
+        DistanceSpace.fit(train, {"x": NUM}).transform(synth)
+
+
+def test_constant_column_gets_scale_one():
+    train = pd.DataFrame({"x": [5.0] * 10})
+    space = DistanceSpace.fit(train, {"x": NUM})
+    assert space.encodings[0].scale == 1.0
+    np.testing.assert_allclose(
+        space.transform(pd.DataFrame({"x": [5.0, 5.25, 9.0, 0.0]}))[:, 0], [0, 0.25, 1.5, -0.5]
+    )
+
+
+def test_column_without_training_values_keeps_only_its_indicator():
+    train = pd.DataFrame({"x": [np.nan, np.nan]})
+    out = DistanceSpace.fit(train, {"x": NUM}).transform(pd.DataFrame({"x": [np.nan, 3.0]}))
+    np.testing.assert_array_equal(out, [[0, 1], [0, 0]])
+
+
+def test_datetimes_are_scaled_as_utc_seconds():
+    days = pd.date_range("2020-01-01", periods=101, freq="D")
+    space = DistanceSpace.fit(pd.DataFrame({"t": days}), {"t": ColumnKind.DATETIME})
+    assert space.encodings[0].scale == pytest.approx(98 * 86400)
+    query = pd.DataFrame({"t": pd.to_datetime(["2020-01-02", "2020-02-20"]).tz_localize("UTC")})
+    np.testing.assert_allclose(space.transform(query)[:, 0], [0.0, 49 / 98], rtol=1e-6)
+    as_text = pd.DataFrame({"t": ["2020-01-02", "2020-02-20T00:00:00Z"]})
+    np.testing.assert_array_equal(space.transform(as_text), space.transform(query))
+
+
+def test_mixed_frame_layout_and_dropped_columns():
+    train = pd.DataFrame(
+        {
+            "id": [1, 2, 3],
+            "n": [0.0, 1.0, 2.0],
+            "b": [True, False, True],
+            "note": ["x", "y", "z"],
+            "i": [1, 2, 3],
+        }
+    )
+    kinds = {
+        "id": ColumnKind.ID,
+        "n": NUM,
+        "b": ColumnKind.BOOLEAN,
+        "note": ColumnKind.TEXT,
+        "i": ColumnKind.INTEGER,
+    }
+    space = DistanceSpace.fit(train, kinds)
+    assert space.columns == ["n", "b", "i"]
+    assert space.feature_names == ["n", "b=false", "b=true", "i"]
+    out = space.transform(train)
+    assert out.shape == (3, 4)
+    np.testing.assert_allclose(out[:, 0], (np.array([0, 1, 2]) - 0.02) / 1.96, rtol=1e-6)
+    assert sq(out[0, 1:3], out[1, 1:3]) == pytest.approx(1.0, rel=1e-6)
+
+
+def test_missing_column_is_reported():
+    space = DistanceSpace.fit(pd.DataFrame({"x": [1.0, 2.0]}), {"x": NUM})
+    with pytest.raises(SchemaError, match=r"lacks column\(s\) \['x'\]"):
+        space.transform(pd.DataFrame({"y": [1.0]}))
+
+
+def test_prepared_table_embeds_every_role_once_with_the_knn_columns():
+    rng = np.random.default_rng(0)
+
+    def frame(n):
+        return pd.DataFrame(
+            {"a": rng.normal(size=n), "b": rng.choice(["u", "v", "w"], n), "c": rng.normal(size=n)}
+        )
+
+    train, test, synth = frame(200), frame(100), frame(150)
+    synth.loc[3, "a"] = np.nan
+    settings = ReportSettings(columns=ReportColumns(knn=["a", "b"]))
+    ctx = prepare_context(train, test, synth, settings)
+    table = ctx.table(ctx.table_names[0])
+    space = table.distance_space
+    assert space.feature_names == ["a", "a (missing)", "b=u", "b=v", "b=w"]
+    assert space.encodings[0].low == pytest.approx(np.quantile(train["a"], 0.01))
+    for role, n in ((TRAIN, 200), (TEST, 100), (SYNTH, 150)):
+        assert table.embedded(role).shape == (n, 5)
+        assert table.embedded(role) is table.embedded(role)
+    assert table.embedded(SYNTH)[3, 1] == 1.0
