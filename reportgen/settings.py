@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from reportgen.errors import InvalidParameterError
@@ -104,19 +104,16 @@ class ReportSettings:
     max_categories: int = 20
     n_bins: int = 20
     min_category_count: int = 10
+    privacy_q: float = 0.1
+    risk_confidence: float | None = None
+    privacy_repeats: int = 5
+    n_max_gower: int = 5_000
     columns: ReportColumns = ReportColumns()
     targets: Mapping[str, str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "seed": self.seed,
-            "n_max_train": self.n_max_train,
-            "n_max_test": self.n_max_test,
-            "n_max_synth": self.n_max_synth,
-            "n_max_phik": self.n_max_phik,
-            "max_categories": self.max_categories,
-            "n_bins": self.n_bins,
-            "min_category_count": self.min_category_count,
+        plain = {f.name: getattr(self, f.name) for f in fields(self)}
+        return plain | {
             "columns": self.columns.to_dict(),
             "targets": dict(self.targets) if self.targets else None,
         }

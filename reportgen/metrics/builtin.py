@@ -7,11 +7,13 @@ from matplotlib.figure import Figure
 from reportgen.metrics.correlation import CorrelationResult, compute_correlation
 from reportgen.metrics.distributions import DistributionsResult, compute_distributions
 from reportgen.metrics.overview import OverviewResult, compute_overview
+from reportgen.metrics.privacy import PrivacyResult, compute_privacy
 from reportgen.metrics.registry import Section, register
 from reportgen.metrics.relational import RelationalResult, compute_relational
 from reportgen.metrics.similarity import SimilarityResult, compute_similarity
 from reportgen.render.correlation_figures import correlation_figures
 from reportgen.render.distribution_figures import column_figure, pair_figure
+from reportgen.render.privacy_figures import privacy_figure
 from reportgen.render.relational_figures import cardinality_figures
 from reportgen.render.schema_diagram import schema_figure
 from reportgen.render.similarity_figures import similarity_heatmap
@@ -110,5 +112,23 @@ CORRELATION = register(
         compute=compute_correlation,
         template="sections/correlation.html.j2",
         figures=_correlation_figures,
+    )
+)
+
+
+def _privacy_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, PrivacyResult)
+    return {f"privacy:{i}": privacy_figure(t) for i, t in enumerate(result.tables)}
+
+
+PRIVACY = register(
+    Section(
+        name="privacy",
+        title="Privacy: distances to the real data",
+        order=50,
+        result_type=PrivacyResult,
+        compute=compute_privacy,
+        template="sections/privacy.html.j2",
+        figures=_privacy_figures,
     )
 )

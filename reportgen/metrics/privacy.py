@@ -1,0 +1,221 @@
+"""The privacy section: 1-NN distances, proximity ratios and the privacy score, maximum similarity.
+
+METRICS.md sections 6, 7 and 10, per table (keys dropped) and, for a parent table with children, per
+entity-level view (each parent row with aggregates of its children), so that copying a whole
+customer with their orders shows even when no single table does.
+
+``compute_privacy_stats`` is the public function behind the section: ``report()`` calls the same
+per-table code with the same seeded streams, so the two agree on the same inputs and seed.
+
+The dataset's headline is the weakest table: the lowest privacy score, the highest risk and the
+highest share of exact copies over every table and entity view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from reportgen.context import EvaluationContext
+from reportgen.data.entities import entity_tables, entity_view
+from reportgen.data.schema import ColumnKind
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.distance_space import DistanceSpace
+from reportgen.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
+from reportgen.metrics.registry import MetricNotComputed
+from reportgen.privacy.proximity import (
+    EmbeddedRows,
+    NearestNeighbourDistances,
+    PrivacyStats,
+    nearest_neighbour_distances,
+    proximity_stats,
+)
+from reportgen.results import SectionResult
+
+if TYPE_CHECKING:
+    from reportgen.api import DataInput
+    from reportgen.data.schema import Schema
+
+ENTITY_SUFFIX = " (entity)"
+MIN_HALF = 50  # rows in each half of the training data; fewer make the ratios mere noise
+
+
+class TablePrivacy(BaseModel):
+    """The privacy statistics of one table or one entity-level view."""
+
+    table: str = Field(description="Table name; entity views end with ' (entity)'.")
+    view: Literal["table", "entity"]
+    columns: list[str] = Field(description="Columns of the distance space.")
+    rows: dict[str, int] = Field(description="Rows per role used (after the n_max caps).")
+    distances: NearestNeighbourDistances
+    proximity: PrivacyStats
+    max_similarity: MaxSimilarityStats | None = None
+
+
+class PrivacyResult(SectionResult):
+    """Privacy statistics of every table and entity view, and the weakest of them."""
+
+    tables: list[TablePrivacy]
+    privacy_score: float = Field(ge=0, le=100, description="Lowest privacy score of any table or view.")
+    privacy_score_std: float = Field(ge=0, description="Its standard deviation over repeats.")
+    risk: float = Field(ge=0, le=1, description="Highest share of training rows at risk.")
+    exact_copies: float = Field(ge=0, le=1, description="Highest share of synthetic rows copied exactly.")
+    weakest_table: str
+    skipped: dict[str, str] = Field(default_factory=dict, description="Tables not measured, and why.")
+
+
+def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
+    """The privacy section of the report."""
+    tables = {name: _table_privacy(ctx, name) for name in ctx.table_names}
+    tables |= {
+        parent + ENTITY_SUFFIX: _entity_privacy(ctx, parent) for parent in entity_tables(ctx.train.schema)
+    }
+    measured = [t for t in tables.values() if isinstance(t, TablePrivacy)]
+    skipped = {name: reason for name, reason in tables.items() if isinstance(reason, str)}
+    if not measured:
+        raise MetricNotComputed("; ".join(f"{name}: {reason}" for name, reason in skipped.items()))
+    weakest = min(measured, key=lambda t: (t.proximity.privacy_score, t.table))
+    return PrivacyResult(
+        section="privacy",
+        tables=measured,
+        privacy_score=weakest.proximity.privacy_score,
+        privacy_score_std=weakest.proximity.privacy_score_std,
+        risk=max(t.proximity.risk for t in measured),
+        exact_copies=max(t.distances.exact_copies for t in measured),
+        weakest_table=weakest.table,
+        skipped=skipped,
+    )
+
+
+def compute_privacy_stats(
+    data_train: DataInput,
+    data_synth: DataInput,
+    *,
+    q: float = 0.1,
+    risk_confidence: float | None = None,
+    n_max: int = 50_000,
+    seed: int = 0,
+    n_repeats: int = 5,
+    schema: Schema | None = None,
+) -> dict[str, PrivacyStats]:
+    """The privacy score, its std and the risk of every table (and entity view): ``{name: PrivacyStats}``.
+
+    Same inputs as ``report()`` (DataFrame, dict of DataFrames or RelationalData); ``n_max`` caps
+    the training and synthetic rows as ``report(n_max_train=n_max, n_max_synth=n_max)`` does, so
+    with the same seed the numbers equal the report's. Tables that cannot be measured (no compared
+    column, or fewer than 100 training rows) are left out; the report lists them with the reason.
+    """
+    from reportgen.api import prepare_context
+    from reportgen.settings import ReportSettings
+
+    settings = ReportSettings(
+        seed=seed,
+        n_max_train=n_max,
+        n_max_synth=n_max,
+        privacy_q=q,
+        risk_confidence=risk_confidence,
+        privacy_repeats=n_repeats,
+    )
+    ctx = prepare_context(data_train, None, data_synth, settings, schema=schema)
+    stats = {}
+    for name in ctx.table_names:
+        if isinstance(table := _table_privacy(ctx, name, with_max_similarity=False), TablePrivacy):
+            stats[name] = table.proximity
+    for parent in entity_tables(ctx.train.schema):
+        if isinstance(view := _entity_privacy(ctx, parent, with_max_similarity=False), TablePrivacy):
+            stats[view.table] = view.proximity
+    return stats
+
+
+def _table_privacy(
+    ctx: EvaluationContext, name: str, *, with_max_similarity: bool = True
+) -> TablePrivacy | str:
+    prep = ctx.table(name)
+    space = prep.distance_space
+    if (reason := _skip_reason(space, prep.embedded(TRAIN), prep.embedded(SYNTH))) is not None:
+        return reason
+    rows = EmbeddedRows(
+        train=prep.embedded(TRAIN),
+        synth=prep.embedded(SYNTH),
+        test=prep.embedded(TEST) if prep.frame(TEST) is not None else None,
+    )
+    frames = {role: prep.frame(role) for role in (TRAIN, SYNTH)}
+    kinds = {c: prep.schema.kinds[c] for c in space.columns}
+    return _privacy(ctx, name, "table", rows, space, frames, kinds, with_max_similarity)
+
+
+def _entity_privacy(
+    ctx: EvaluationContext, parent: str, *, with_max_similarity: bool = True
+) -> TablePrivacy | str:
+    compared = {name: ctx.table(name).compared_columns for name in ctx.table_names}
+    kinds = {name: ctx.train.schema[name].kinds for name in ctx.table_names}
+    views: dict[str, pd.DataFrame] = {}
+    view_kinds: dict[str, ColumnKind] = {}
+    for role in (TRAIN, TEST, SYNTH):
+        data = ctx.role_data(role)
+        if data is not None:
+            views[role], view_kinds = entity_view(data, parent, compared, kinds)
+    space = DistanceSpace.fit(views[TRAIN], view_kinds, others=[v for r, v in views.items() if r != TRAIN])
+    if (reason := _skip_reason(space, views[TRAIN], views[SYNTH])) is not None:
+        return reason
+    rows = EmbeddedRows(
+        train=space.transform(views[TRAIN]),
+        synth=space.transform(views[SYNTH]),
+        test=space.transform(views[TEST]) if TEST in views else None,
+    )
+    name = parent + ENTITY_SUFFIX
+    return _privacy(ctx, name, "entity", rows, space, views, view_kinds, with_max_similarity)
+
+
+def _skip_reason(space: DistanceSpace, train: Any, synth: Any) -> str | None:
+    """Why a table cannot be measured, or None when it can."""
+    if space.n_features == 0:
+        return "no column to compare (only keys, identifiers or free text)"
+    if min(len(train) // 2, len(synth)) < MIN_HALF:
+        return (
+            f"too few rows ({len(train):,} training, {len(synth):,} synthetic; the proximity ratios "
+            f"need at least {2 * MIN_HALF} training and {MIN_HALF} synthetic rows)"
+        )
+    return None
+
+
+def _privacy(
+    ctx: EvaluationContext,
+    name: str,
+    view: Literal["table", "entity"],
+    rows: EmbeddedRows,
+    space: DistanceSpace,
+    frames: Mapping[str, Any],
+    kinds: Mapping[str, ColumnKind],
+    with_max_similarity: bool,
+) -> TablePrivacy:
+    settings = ctx.settings
+    proximity = proximity_stats(
+        rows,
+        ctx.rng(f"privacy:{name}"),
+        q=settings.privacy_q,
+        risk_confidence=settings.risk_confidence,
+        n_repeats=settings.privacy_repeats,
+    )
+    max_similarity = None
+    if with_max_similarity:
+        gower = GowerSpace.fit(frames[TRAIN], kinds)
+        max_similarity = max_similarity_stats(
+            gower.transform(frames[TRAIN]),
+            gower.transform(frames[SYNTH]),
+            n=settings.n_max_gower,
+            rng=ctx.rng(f"gower:{name}"),
+        )
+    return TablePrivacy(
+        table=name,
+        view=view,
+        columns=list(space.columns),
+        rows={role: len(x) for role, x in (("training", rows.train), ("synthetic", rows.synth))}
+        | ({} if rows.test is None else {"holdout": len(rows.test)}),
+        distances=nearest_neighbour_distances(rows, ctx.rng(f"nn:{name}")),
+        proximity=proximity,
+        max_similarity=max_similarity,
+    )

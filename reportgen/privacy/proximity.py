@@ -1,0 +1,213 @@
+"""Nearest-neighbour privacy statistics on embedded rows (METRICS.md sections 6 and 7).
+
+Both work on rows already in the shared distance space (``PreparedTable.embedded``), so a table and
+an entity-level view are measured by the same code. Every search goes through ``reportgen.neighbours.knn``
+(exact, self excluded by index).
+
+Choices where METRICS.md is silent, stated in the report's methodology:
+
+- 1-NN distances: the four curves use one common size ``m = min(|T|, |S|, |H|)``; the share of exact
+  copies is counted on all sampled rows (a synthetic row is a copy when its vector equals a training
+  row's vector bit for bit, i.e. its distance to the training data is 0).
+- Proximity ratios: each repeat uses halves of ``h = min(|T| // 2, |S|)`` rows. The holdout ratio
+  ``d(x, S') / d(x, R1)`` uses ``R1`` (``h`` rows) as the real set, so that its denominator, like
+  TSPR's, is a distance to a set of ``h`` real rows (distances shrink as a set grows).
+- The 95% interval of the privacy score is ``mean ± 1.96 x std`` over the repeats, clipped to
+  [0, 100]: the range one evaluation of these sizes may land in, not the (much narrower) error of
+  the mean over repeats, which ignores that the data themselves are a sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from reportgen.neighbours import knn
+
+EPS = 1e-12
+N_HIST_BINS = 40
+
+
+@dataclass(frozen=True)
+class EmbeddedRows:
+    """One table's (or entity view's) rows in the distance space, per role; ``test`` may be None."""
+
+    train: np.ndarray
+    synth: np.ndarray
+    test: np.ndarray | None = None
+
+
+class Histogram(BaseModel):
+    """Counts on shared bins (the last bin also holds everything above its upper edge)."""
+
+    edges: list[float]
+    counts: dict[str, list[int]]
+
+
+class NearestNeighbourDistances(BaseModel):
+    """1-NN distance distributions at one common size, and the share of exact copies."""
+
+    n_rows: int = Field(description="Common size m of the four samples.")
+    medians: dict[str, float]
+    histogram: Histogram
+    exact_copies: float = Field(ge=0, le=1, description="Share of synthetic rows equal to a training row.")
+    exact_copies_holdout: float | None = Field(
+        default=None, ge=0, le=1, description="Share of holdout rows equal to a training row (reference)."
+    )
+
+
+class PrivacyStats(BaseModel):
+    """The proximity-ratio privacy score of one table, with its spread over repeats."""
+
+    privacy_score: float = Field(ge=0, le=100, description="100 x min(1, p_T / p_S), mean over repeats.")
+    privacy_score_std: float = Field(ge=0, description="Standard deviation over repeats.")
+    privacy_score_interval: tuple[float, float]
+    risk: float = Field(ge=0, le=1, description="Estimated share of training rows at risk.")
+    risk_std: float = Field(ge=0)
+    p_s: float = Field(ge=0, le=1, description="Share of TSPR at or below the threshold (mean).")
+    p_t: float = Field(ge=0, le=1, description="Share of TTPR at or below the threshold (mean).")
+    threshold: float = Field(ge=0, description="tau = q-quantile of TTPR (mean over repeats).")
+    q: float
+    risk_confidence: float | None
+    n_repeats: int
+    half_size: int = Field(description="Rows in R1, R2 and S' of each repeat.")
+    duplicated_training_rows: float = Field(
+        ge=0, le=1, description="Share of R1 rows with a duplicate in R1 (their ratios use eps)."
+    )
+    scores: list[float] = Field(description="The score of each repeat.")
+    histogram: Histogram = Field(description="TSPR, TTPR (and holdout ratio) pooled over repeats.")
+
+
+def nearest_neighbour_distances(rows: EmbeddedRows, rng: np.random.Generator) -> NearestNeighbourDistances:
+    """Real-to-real, synthetic-to-synthetic, synthetic-to-real and holdout-to-real 1-NN distances."""
+    sizes = [len(rows.train), len(rows.synth)] + ([len(rows.test)] if rows.test is not None else [])
+    m = min(sizes)
+    train, synth = _subsample(rows.train, m, rng), _subsample(rows.synth, m, rng)
+    curves = {
+        "real_to_real": knn(train)[0][:, 0],
+        "synthetic_to_synthetic": knn(synth)[0][:, 0],
+        "synthetic_to_real": knn(synth, train)[0][:, 0],
+    }
+    if rows.test is not None:
+        curves["holdout_to_real"] = knn(_subsample(rows.test, m, rng), train)[0][:, 0]
+    return NearestNeighbourDistances(
+        n_rows=m,
+        medians={name: float(np.median(d)) for name, d in curves.items()},
+        histogram=_histogram(curves, upper=max(float(np.quantile(d, 0.99)) for d in curves.values())),
+        exact_copies=copy_share(rows.synth, rows.train),
+        exact_copies_holdout=None if rows.test is None else copy_share(rows.test, rows.train),
+    )
+
+
+def copy_share(rows: np.ndarray, reference: np.ndarray) -> float:
+    """Share of ``rows`` whose vector equals some row of ``reference`` exactly."""
+    if len(rows) == 0:
+        return 0.0
+    width = reference.shape[1]
+    as_bytes = np.dtype((np.void, width * reference.dtype.itemsize))
+    known = np.ascontiguousarray(reference).view(as_bytes).ravel()
+    query = np.ascontiguousarray(rows.astype(reference.dtype)).view(as_bytes).ravel()
+    return float(np.isin(query, known).mean())
+
+
+def proximity_stats(
+    rows: EmbeddedRows,
+    rng: np.random.Generator,
+    *,
+    q: float = 0.1,
+    risk_confidence: float | None = None,
+    n_repeats: int = 5,
+) -> PrivacyStats:
+    """TSPR and TTPR over ``n_repeats`` seeded splits of the training rows (METRICS.md section 7)."""
+    half = min(len(rows.train) // 2, len(rows.synth))
+    repeats = [_one_repeat(rows, half, rng, q, risk_confidence) for _ in range(n_repeats)]
+    scores = np.array([r.score for r in repeats])
+    risks = np.array([r.risk for r in repeats])
+    ddof = 1 if n_repeats > 1 else 0
+    mean, std = float(scores.mean()), float(scores.std(ddof=ddof))
+    ratios = {name: np.concatenate([r.ratios[name] for r in repeats]) for name in repeats[0].ratios}
+    return PrivacyStats(
+        privacy_score=mean,
+        privacy_score_std=std,
+        privacy_score_interval=(max(0.0, mean - 1.96 * std), min(100.0, mean + 1.96 * std)),
+        risk=float(risks.mean()),
+        risk_std=float(risks.std(ddof=ddof)),
+        p_s=float(np.mean([r.p_s for r in repeats])),
+        p_t=float(np.mean([r.p_t for r in repeats])),
+        threshold=float(np.mean([r.tau for r in repeats])),
+        q=q,
+        risk_confidence=risk_confidence,
+        n_repeats=n_repeats,
+        half_size=half,
+        duplicated_training_rows=float(np.mean([r.duplicated for r in repeats])),
+        scores=scores.tolist(),
+        histogram=_histogram(ratios, upper=max(2.0, float(np.quantile(ratios["ttpr"], 0.99)))),
+    )
+
+
+@dataclass(frozen=True)
+class _Repeat:
+    score: float
+    risk: float
+    p_s: float
+    p_t: float
+    tau: float
+    duplicated: float
+    ratios: dict[str, np.ndarray]
+
+
+def _one_repeat(
+    rows: EmbeddedRows, half: int, rng: np.random.Generator, q: float, risk_confidence: float | None
+) -> _Repeat:
+    order = rng.permutation(len(rows.train))
+    r1, r2 = rows.train[order[:half]], rows.train[order[half : 2 * half]]
+    s_prime = rows.synth[rng.choice(len(rows.synth), size=half, replace=False)]
+    d_in = knn(r1)[0][:, 0].astype(np.float64)
+    tspr = _ratio(knn(r1, s_prime)[0][:, 0], d_in)
+    ttpr = _ratio(knn(r1, r2)[0][:, 0], d_in)
+    tau = float(np.quantile(ttpr, q))
+    at_risk = tspr <= tau
+    p_s, p_t = float(at_risk.mean()), float((ttpr <= tau).mean())
+    score = 100.0 if p_s == 0 else 100.0 * min(1.0, p_t / p_s)
+    n_risk = float(at_risk.sum())
+    if risk_confidence is not None:
+        n_risk = max(0.0, n_risk - risk_confidence * np.sqrt(n_risk))
+    ratios = {"tspr": tspr, "ttpr": ttpr}
+    if rows.test is not None:
+        holdout = _subsample(rows.test, half, rng)
+        ratios["holdout"] = _ratio(
+            knn(holdout, s_prime)[0][:, 0], knn(holdout, r1)[0][:, 0].astype(np.float64)
+        )
+    return _Repeat(
+        score=score,
+        risk=max(0.0, n_risk / half - p_t),
+        p_s=p_s,
+        p_t=p_t,
+        tau=tau,
+        duplicated=float((d_in == 0).mean()),
+        ratios=ratios,
+    )
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """``numerator / denominator``, with ``EPS`` added to both where the denominator is 0."""
+    eps = np.where(denominator == 0, EPS, 0.0)
+    return (numerator.astype(np.float64) + eps) / (denominator + eps)
+
+
+def _subsample(rows: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    if len(rows) <= n:
+        return rows
+    return rows[np.sort(rng.choice(len(rows), size=n, replace=False))]
+
+
+def _histogram(curves: dict[str, np.ndarray], *, upper: float) -> Histogram:
+    """Counts of every curve on ``N_HIST_BINS`` equal bins over [0, upper]; above goes in the last bin."""
+    edges = np.linspace(0.0, upper if upper > 0 else 1.0, N_HIST_BINS + 1)
+    counts = {}
+    for name, values in curves.items():
+        index = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, N_HIST_BINS - 1)
+        counts[name] = np.bincount(index, minlength=N_HIST_BINS).astype(int).tolist()
+    return Histogram(edges=edges.tolist(), counts=counts)

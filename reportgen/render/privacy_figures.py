@@ -1,0 +1,66 @@
+"""Figures of the privacy section: 1-NN distances, proximity ratios and maximum similarity, per table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from reportgen.metrics.privacy import TablePrivacy
+from reportgen.render.figures import new_figure, no_mathtext
+
+REAL, HOLDOUT, SYNTHETIC, CROSS = "#173a5e", "#7d8894", "#e07b00", "#b3261e"
+CURVES = {
+    "real_to_real": ("training → training", REAL, "-"),
+    "synthetic_to_synthetic": ("synthetic → synthetic", SYNTHETIC, ":"),
+    "synthetic_to_real": ("synthetic → training (DCR)", CROSS, "-"),
+    "holdout_to_real": ("holdout → training", HOLDOUT, "--"),
+    "tspr": ("TSPR: training to synthetic", CROSS, "-"),
+    "ttpr": ("TTPR: training to training", REAL, "-"),
+    "holdout": ("holdout to synthetic", HOLDOUT, "--"),
+    "within_real": ("within training", REAL, "-"),
+    "within_synthetic": ("within synthetic", SYNTHETIC, ":"),
+    "cross": ("synthetic to training", CROSS, "-"),
+}
+
+
+def privacy_figure(table: TablePrivacy) -> Figure:
+    """Three panels: 1-NN distances, proximity ratios with the threshold, maximum Gower similarity."""
+    panels = 3 if table.max_similarity is not None else 2
+    fig = new_figure(7.0, 2.3)
+    axes = fig.subplots(1, panels)
+    nn = table.distances.histogram
+    _curves(axes[0], nn.edges, nn.counts, "distance to nearest neighbour")
+    axes[0].set_title(f"1-NN distances ({table.distances.n_rows:,} rows each)", fontsize=7, loc="left")
+    ratios = table.proximity.histogram
+    axes[1].axvline(
+        table.proximity.threshold,
+        color="#1d2530",
+        linewidth=0.8,
+        linestyle="--",
+        label=f"threshold τ = {table.proximity.threshold:.2f}",
+    )
+    _curves(axes[1], ratios.edges, ratios.counts, "proximity ratio (last bin: all above)")
+    axes[1].set_title("Proximity ratios (all repeats)", fontsize=7, loc="left")
+    if table.max_similarity is not None:
+        ms = table.max_similarity
+        _curves(axes[2], ms.histogram.edges, ms.histogram.counts, "maximum Gower similarity")
+        axes[2].set_title(f"Maximum similarity ({ms.n:,} rows each)", fontsize=7, loc="left")
+    for ax in axes:
+        no_mathtext(ax)
+    return fig
+
+
+def _curves(ax: Axes, edges: Sequence[float], counts: dict[str, list[int]], xlabel: str) -> None:
+    """Each curve as a share-of-rows step line on the shared bins."""
+    for name, values in counts.items():
+        label, color, style = CURVES.get(name, (name, "#555555", "-"))
+        shares = np.asarray(values, dtype=float) / max(sum(values), 1)
+        ax.stairs(shares, edges, color=color, linestyle=style, linewidth=1.1, label=label)
+    ax.set_xlabel(xlabel, fontsize=6.5)
+    ax.set_ylabel("share of rows", fontsize=6.5)
+    ax.tick_params(labelsize=5.5)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.legend(fontsize=5.2, frameon=False, loc="upper right")

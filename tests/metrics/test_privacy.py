@@ -1,0 +1,165 @@
+"""Known-answer tests of the privacy statistics on data the tests generate."""
+
+from itertools import pairwise
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reportgen as rg
+from reportgen.metrics.privacy import compute_privacy_stats
+from reportgen.privacy.proximity import EmbeddedRows, nearest_neighbour_distances, proximity_stats
+
+
+def people(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    x = rng.normal(size=n)
+    return pd.DataFrame(
+        {
+            "age": 40 + 12 * x + rng.normal(0, 3, n),
+            "income": np.exp(10 + 0.5 * x + rng.normal(0, 0.5, n)),
+            "hours": rng.normal(38, 6, n),
+            "city": rng.choice(["Rome", "Oslo", "Lima", "Pune"], n),
+        }
+    )
+
+
+def with_copies(
+    train: pd.DataFrame, fresh: pd.DataFrame, share: float, rng, noise: float = 0.0
+) -> pd.DataFrame:
+    n = round(share * len(fresh))
+    copies = train.iloc[rng.choice(len(train), n, replace=False)].reset_index(drop=True)
+    if noise:
+        copies = copies.assign(hours=copies["hours"] + rng.normal(0, noise, n))
+    return pd.concat([copies, fresh.iloc[n:]], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    return people(3000, rng), people(3000, rng)
+
+
+def stats(train, synth, **kwargs):
+    return compute_privacy_stats(train, synth, **kwargs)["table"]
+
+
+def test_a_fresh_sample_scores_near_100_with_no_risk(data):
+    train, fresh = data
+    result = stats(train, fresh)
+    assert result.privacy_score > 85 and result.risk < 0.02
+
+
+@pytest.mark.parametrize("noise", [0.0, 1e-3])
+def test_copies_of_training_rows_score_near_the_floor(data, noise):
+    train, fresh = data
+    copied = with_copies(train, fresh, 1.0, np.random.default_rng(1), noise=noise)
+    result = stats(train, copied)
+    # p_T is q = 0.1 by construction and S' holds half the copies, so a full copy scores ~100 q / 0.55
+    assert result.privacy_score < 25 and result.risk > 0.35
+
+
+def test_more_copies_lower_the_score_and_raise_the_risk(data):
+    train, fresh = data
+    results = [
+        stats(train, with_copies(train, fresh, share, np.random.default_rng(2)))
+        for share in (0, 0.1, 0.3, 0.6, 1)
+    ]
+    scores = [r.privacy_score for r in results]
+    risks = [r.risk for r in results]
+    assert all(b < a + 2 for a, b in pairwise(scores)), scores
+    assert all(b > a - 0.01 for a, b in pairwise(risks)), risks
+    assert scores[0] - scores[-1] > 60 and risks[-1] - risks[0] > 0.3
+
+
+def test_the_reported_std_matches_the_spread_over_redrawn_data():
+    """On a leaky case (30% copies) the std over repeats is within a factor 2 of the std over re-draws."""
+    scores, reported = [], []
+    for seed in range(10):
+        rng = np.random.default_rng(100 + seed)
+        train = people(1200, rng)
+        synth = with_copies(train, people(1200, rng), 0.3, rng)
+        result = stats(train, synth, seed=seed)
+        scores.append(result.privacy_score)
+        reported.append(result.privacy_score_std)
+    observed = float(np.std(scores, ddof=1))
+    assert 0.5 < np.mean(reported) / observed < 2, (np.mean(reported), observed)
+
+
+def test_duplicated_training_rows_give_finite_numbers():
+    rng = np.random.default_rng(3)
+    base = rng.normal(size=(300, 3)).astype(np.float32)
+    train = np.repeat(base, 4, axis=0)
+    result = proximity_stats(EmbeddedRows(train, rng.normal(size=(600, 3)).astype(np.float32)), rng)
+    assert result.duplicated_training_rows > 0.8  # each row has 3 twins; half of them land in R1
+    assert np.isfinite([result.privacy_score, result.privacy_score_std, result.risk, result.threshold]).all()
+    assert all(np.isfinite(result.histogram.edges))
+
+
+def test_the_exact_copy_share_is_the_planted_share(data):
+    train, fresh = data
+    rows = EmbeddedRows(
+        train=np.asarray(train[["age", "hours"]], dtype=np.float32),
+        synth=np.asarray(
+            with_copies(train, fresh, 0.25, np.random.default_rng(4))[["age", "hours"]], dtype=np.float32
+        ),
+    )
+    result = nearest_neighbour_distances(rows, np.random.default_rng(0))
+    assert result.exact_copies == pytest.approx(0.25)
+    assert result.medians["synthetic_to_real"] < result.medians["real_to_real"]
+
+
+def test_compute_privacy_stats_agrees_with_the_report(data, tmp_path):
+    train, fresh = data
+    synth = with_copies(train, fresh, 0.2, np.random.default_rng(5))
+    direct = stats(train, synth, seed=7)
+    results = rg.report(train, None, synth, tmp_path / "r.html", seed=7)
+    section = results.sections["privacy"].tables[0]
+    assert section.proximity == direct
+    assert stats(train, synth, seed=7) == direct  # deterministic
+
+
+def shop(n_customers: int, rng: np.random.Generator, start: int = 0):
+    """Customers with a 3-level segment; orders with two small integer columns (200 distinct rows)."""
+    customers = pd.DataFrame(
+        {
+            "customer_id": np.arange(start, start + n_customers),
+            "segment": rng.choice(list("ABC"), n_customers),
+        }
+    )
+    n_orders = rng.integers(5, 16, n_customers)
+    orders = pd.DataFrame(
+        {
+            "order_id": np.arange(start * 10, start * 10 + n_orders.sum()),
+            "customer_id": np.repeat(customers["customer_id"].to_numpy(), n_orders),
+            "amount": rng.integers(1, 21, n_orders.sum()).astype(float),
+            "items": rng.integers(1, 11, n_orders.sum()).astype(float),
+        }
+    )
+    return {"customers": customers, "orders": orders}
+
+
+SHOP = rg.Schema(
+    customers=rg.Table(customer_id=rg.PrimaryKey(), segment="categorical"),
+    orders=rg.Table(
+        order_id=rg.PrimaryKey(),
+        customer_id=rg.ForeignKey(parent="customers"),
+        amount="numeric",
+        items="numeric",
+    ),
+)
+
+
+def test_copying_whole_customers_shows_only_in_the_entity_view():
+    rng = np.random.default_rng(6)
+    train = shop(600, rng)
+    fresh = shop(600, rng, start=10_000)
+    copied = {name: frame.copy() for name, frame in train.items()}
+    copied["customers"]["customer_id"] += 50_000
+    copied["orders"]["customer_id"] += 50_000
+    copied["orders"]["order_id"] += 500_000
+    fresh_stats = compute_privacy_stats(rg.RelationalData(train, SHOP), rg.RelationalData(fresh, SHOP))
+    copied_stats = compute_privacy_stats(rg.RelationalData(train, SHOP), rg.RelationalData(copied, SHOP))
+    for table in ("customers", "orders"):  # few distinct rows: a copy looks like any sample
+        assert copied_stats[table].privacy_score > 80, table
+    assert fresh_stats["customers (entity)"].privacy_score > 80
+    assert copied_stats["customers (entity)"].privacy_score < 30
