@@ -73,3 +73,20 @@ def test_installed_command_runs():
         check=True,
     )
     assert "report" in done.stdout and "Exit codes" in done.stdout
+
+
+def test_privacy_command_prints_the_numbers_of_compute_privacy_stats(folders, capsys):
+    import json
+
+    from reportgen.data.io import load
+    from reportgen.metrics.privacy import compute_privacy_stats
+
+    args = ["privacy", "--train", str(folders / "train"), "--synth", str(folders / "synth"), "--seed", "3"]
+    assert main([*args, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = compute_privacy_stats(load(folders / "train"), load(folders / "synth"), seed=3)
+    assert printed == {name: s.model_dump(mode="json") for name, s in expected.items()}
+    assert main(args) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split()[:3] == ["table", "privacy", "score"]
+    assert table[1].split()[:2] == ["people", f"{expected['people'].privacy_score:.1f}"]

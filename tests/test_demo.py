@@ -56,3 +56,17 @@ def test_demo_finds_the_known_synthetic_flaws_in_keys_only_where_they_are(demo):
         t.synth_duplicate_primary_keys == 0 and not any(t.synth_orphans.values()) for t in tables.values()
     )
     assert tables["Track"].rows_synth == 3503
+
+
+def test_the_privacy_headline_and_table_in_the_pdf_equal_the_json(demo):
+    from reportgen.render.formatting import fmt_num
+
+    results, text = demo
+    privacy = results.sections["privacy"]
+    assert f"Privacy score (weakest table) {fmt_num(privacy.privacy_score, 1)}" in text
+    assert f"Exact copies of training rows {fmt_pct(privacy.exact_copies)}" in text
+    for t in privacy.tables:
+        p = t.proximity
+        row = f"{t.table} {fmt_num(p.privacy_score, 1)} ± {fmt_num(p.privacy_score_std, 1)}"
+        assert row in text, row
+        assert f"{fmt_pct(p.risk)} {fmt_pct(t.distances.exact_copies)}" in text

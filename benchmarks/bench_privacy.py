@@ -1,0 +1,54 @@
+"""Privacy section on UCI Adult: per generator, the privacy score, risk, exact copies and maximum
+similarity, with the time of each part.
+
+Run: python benchmarks/bench_privacy.py   (needs ../shared/datasets)
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from reportgen.api import prepare_context
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.metrics.privacy import compute_privacy
+from reportgen.settings import ReportSettings
+
+ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "adult"
+GENERATORS = ("gaussian_copula", "ctgan", "tvae", "leaky", "marginals")
+
+
+def read(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+def main() -> None:
+    train, test = read(ADULT / "adult_train.csv"), read(ADULT / "adult_test.csv")
+    print(
+        f"{'generator':<16} {'privacy':>8} {'std':>5} {'risk':>6} {'copies':>7} {'DCR med':>8} "
+        f"{'holdout':>8} {'max-sim':>8} {'embed':>6} {'section':>8}"
+    )
+    for generator in GENERATORS:
+        synth = read(ADULT / "synthetic" / generator / "adult_train.csv.gz")
+        context = prepare_context(train, test, synth, ReportSettings())
+        start = time.perf_counter()
+        prep = context.table(context.table_names[0])
+        for role in (TRAIN, TEST, SYNTH):
+            prep.embedded(role)
+        embedded = time.perf_counter()
+        result = compute_privacy(context)
+        done = time.perf_counter()
+        table = result.tables[0]
+        medians = table.distances.medians
+        print(
+            f"{generator:<16} {table.proximity.privacy_score:8.1f} {table.proximity.privacy_score_std:5.1f} "
+            f"{table.proximity.risk:6.1%} {table.distances.exact_copies:7.1%} "
+            f"{medians['synthetic_to_real']:8.3f} {medians['holdout_to_real']:8.3f} "
+            f"{table.max_similarity.score:8.3f} {embedded - start:5.2f}s {done - embedded:7.2f}s"
+        )
+
+
+if __name__ == "__main__":
+    main()
