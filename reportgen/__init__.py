@@ -22,6 +22,17 @@ from reportgen.settings import ReportColumns
 
 __version__ = "0.1.0"
 
+_LAZY = {"compute_privacy_stats": "reportgen.metrics.privacy"}  # imported on first use (loads torch)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'reportgen' has no attribute {name!r}")
+
+
 __all__ = [
     "ColumnKind",
     "DataError",
@@ -41,5 +52,6 @@ __all__ = [
     "SchemaError",
     "Table",
     "__version__",
+    "compute_privacy_stats",
     "report",
 ]
