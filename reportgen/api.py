@@ -51,6 +51,8 @@ _VERSIONED = (
         "n_max_test": [Interval(int, 1, None)],
         "n_max_synth": [Interval(int, 1, None)],
         "n_max_phik": [Interval(int, 1, None)],
+        "privacy_q": [Interval(float, 0, 1, closed="neither")],
+        "risk_confidence": [NoneValue(), Interval(float, 0, None)],
         "seed": [Interval(int, 0, 2**32 - 1)],
         "max_categories": [Interval(int, 2, None)],
         "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
@@ -68,6 +70,8 @@ def report(
     n_max_test: int = 50_000,
     n_max_synth: int = 50_000,
     n_max_phik: int = N_MAX_PHIK,
+    privacy_q: float = 0.1,
+    risk_confidence: float | None = None,
     columns: ReportColumns | None = None,
     targets: Mapping[str, str] | None = None,
     seed: int = 0,
@@ -83,7 +87,9 @@ def report(
     shown). Each input is a DataFrame (one table), a dict of DataFrames, or a ``RelationalData``;
     the training data's schema (``schema``, or the one it carries) applies to all three.
     ``n_max_phik`` caps the rows of each input used for the phik correlation matrices (a
-    uniform seeded sample). ``progress(stage, fraction)`` is called as the work advances.
+    uniform seeded sample). ``privacy_q`` and ``risk_confidence`` are the ``q`` and
+    ``risk_confidence`` of ``compute_privacy_stats``, which gives the same privacy numbers.
+    ``progress(stage, fraction)`` is called as the work advances.
     """
     output_format(Path(path))
     notify = progress or (lambda stage, fraction: None)
@@ -93,6 +99,8 @@ def report(
         n_max_test=n_max_test,
         n_max_synth=n_max_synth,
         n_max_phik=n_max_phik,
+        privacy_q=privacy_q,
+        risk_confidence=risk_confidence,
         max_categories=max_categories,
         columns=columns or ReportColumns(),
         targets=dict(targets) if targets else None,

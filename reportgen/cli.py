@@ -68,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="numbers with at most N distinct values are categorical (default 20)",
     )
+    rep.add_argument("--privacy-q", type=float, default=0.1, metavar="Q", help="TTPR quantile (default 0.1)")
+    rep.add_argument("--risk-confidence", type=float, default=None, metavar="C", help="risk correction C")
     _add_quiet(rep)
     rep.set_defaults(run=_run_report)
 
@@ -140,6 +142,8 @@ def _run_report(args: argparse.Namespace) -> int:
         n_max_test=args.n_max_test,
         n_max_synth=args.n_max_synth,
         max_categories=args.max_categories,
+        privacy_q=args.privacy_q,
+        risk_confidence=args.risk_confidence,
         seed=args.seed,
         title=args.title,
         progress=_progress(args),

@@ -26,6 +26,7 @@ from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.distance_space import DistanceSpace
 from reportgen.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.params import Interval, NoneValue, validate_params
 from reportgen.privacy.proximity import (
     EmbeddedRows,
     NearestNeighbourDistances,
@@ -90,6 +91,15 @@ def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
     )
 
 
+@validate_params(
+    {
+        "q": [Interval(float, 0, 1, closed="neither")],
+        "risk_confidence": [NoneValue(), Interval(float, 0, None)],
+        "n_max": [Interval(int, 1, None)],
+        "seed": [Interval(int, 0, 2**32 - 1)],
+        "n_repeats": [Interval(int, 1, None)],
+    }
+)
 def compute_privacy_stats(
     data_train: DataInput,
     data_synth: DataInput,
