@@ -59,7 +59,7 @@ class NumericEncoding:
 
     def encode(self, values: pd.Series) -> np.ndarray:
         """The (n, 1 or 2) block of this column's features."""
-        x = _numbers(values, self.kind, self.column)
+        x = column_numbers(values, self.kind, self.column)
         missing = np.isnan(x)
         if missing.any() and not self.indicator:
             raise DataError(
@@ -94,7 +94,7 @@ class CategoricalEncoding:
 
     def encode(self, values: pd.Series) -> np.ndarray:
         """The (n, levels) one-hot block; unseen levels are all zeros."""
-        labels = _labels(values)
+        labels = category_labels(values)
         missing = labels.isna().to_numpy()
         codes = pd.Index(self.levels).get_indexer(labels.fillna(self.levels[0] if self.levels else ""))
         if self.missing_level:
@@ -131,7 +131,7 @@ class DistanceSpace:
         missing indicator; they never move the scaling or the levels.
         """
         others = list(others)
-        _check_columns(frame, kinds, "training")
+        check_columns(frame, kinds, "training")
         encodings: list[Encoding] = []
         for column, kind in kinds.items():
             if kind in _NUMERIC_KINDS:
@@ -156,7 +156,7 @@ class DistanceSpace:
 
     def transform(self, frame: pd.DataFrame) -> np.ndarray:
         """The rows of ``frame`` as a C-contiguous float32 array of shape (n, n_features)."""
-        _check_columns(frame, {c: ColumnKind.NUMERIC for c in self.columns}, "given")
+        check_columns(frame, self.columns, "given")
         out = np.empty((len(frame), self.n_features), np.float32)
         start = 0
         for encoding in self.encodings:
@@ -169,7 +169,7 @@ class DistanceSpace:
 def _fit_numeric(
     column: str, kind: ColumnKind, values: pd.Series, missing_elsewhere: bool
 ) -> NumericEncoding:
-    x = _numbers(values, kind, column)
+    x = column_numbers(values, kind, column)
     finite = x[np.isfinite(x)]
     indicator = bool(np.isnan(x).any()) or missing_elsewhere
     if len(finite) == 0:
@@ -180,29 +180,32 @@ def _fit_numeric(
 
 
 def _fit_categorical(column: str, values: pd.Series) -> CategoricalEncoding:
-    labels = _labels(values)
+    labels = category_labels(values)
     levels = tuple(sorted(str(v) for v in labels.dropna().unique()))
     return CategoricalEncoding(column, levels, bool(labels.isna().any()))
 
 
-def _numbers(values: pd.Series, kind: ColumnKind, column: str) -> np.ndarray:
+def column_numbers(values: pd.Series, kind: ColumnKind, column: str) -> np.ndarray:
     """Float values (datetimes as UTC seconds), NaN for missing, from canonical or raw dtypes."""
     if not (pd.api.types.is_float_dtype(values.dtype) and kind is not ColumnKind.DATETIME):
         values = to_canonical(values, kind, f"Column {column!r}", show_examples=False)
     return as_numbers(values)
 
 
-def _labels(values: pd.Series) -> pd.Series:
+def category_labels(values: pd.Series) -> pd.Series:
     """Category labels as strings (canonical frames already hold them), missing as NA."""
     if isinstance(values.dtype, pd.StringDtype):
         return values
     return to_category_strings(values)
 
 
-def _check_columns(frame: pd.DataFrame, kinds: Mapping[str, ColumnKind], role: str) -> None:
-    missing = [c for c in kinds if c not in frame.columns]
+def check_columns(
+    frame: pd.DataFrame, columns: Iterable[str], role: str, space: str = "distance space"
+) -> None:
+    """Refuse a frame that lacks a column the space was fitted on, naming the columns."""
+    missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise SchemaError(
-            f"The {role} frame lacks column(s) {missing} of the distance space (its columns: "
+            f"The {role} frame lacks column(s) {missing} of the {space} (its columns: "
             f"{list(frame.columns)}); every role must hold the same columns."
         )

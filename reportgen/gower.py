@@ -41,10 +41,9 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from reportgen.binning import as_numbers
-from reportgen.data.kinds import to_canonical, to_category_strings
 from reportgen.data.schema import ColumnKind
-from reportgen.errors import DataError, IncompatibleDataError, SchemaError
+from reportgen.distance_space import category_labels, check_columns, column_numbers
+from reportgen.errors import DataError, IncompatibleDataError
 from reportgen.params import InstanceOf, Interval, validate_params
 
 NUMERIC_KINDS = (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
@@ -65,7 +64,7 @@ class NumericScale:
 
     def encode(self, values: pd.Series) -> np.ndarray:
         """``(x - low) / range`` as float64, NaN for missing, clipped to +-``CLIP``."""
-        x = _numbers(values, self.kind, self.column)
+        x = column_numbers(values, self.kind, self.column)
         with np.errstate(over="ignore", invalid="ignore"):
             return np.clip((x - self.low) / self.range, -CLIP, CLIP)
 
@@ -83,7 +82,7 @@ class CategoricalLevels:
 
     def encode(self, values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
         """Integer codes of the values and the unseen labels the codes above the missing code name."""
-        labels = _labels(values)
+        labels = category_labels(values)
         missing = labels.isna().to_numpy()
         present = labels.dropna()
         unseen = tuple(sorted(set(present.unique()) - set(self.levels)))
@@ -136,7 +135,7 @@ class GowerSpace:
         Other kinds (id, text) are ignored; a space without any compared column is a ``DataError``.
         """
         kinds = {c: ColumnKind.parse(k, f"Column {c!r}") for c, k in kinds.items()}
-        _check_columns(train, kinds, "training")
+        check_columns(train, kinds, "training", "Gower space")
         numeric = tuple(_fit_numeric(c, k, train[c]) for c, k in kinds.items() if k in NUMERIC_KINDS)
         categorical = tuple(_fit_categorical(c, train[c]) for c, k in kinds.items() if k in CATEGORICAL_KINDS)
         if not numeric and not categorical:
@@ -155,7 +154,7 @@ class GowerSpace:
 
     def transform(self, frame: pd.DataFrame) -> GowerRows:
         """The rows of ``frame`` (which must hold every compared column) as ``GowerRows``."""
-        _check_columns(frame, dict.fromkeys(self.columns, ColumnKind.NUMERIC), "given")
+        check_columns(frame, self.columns, "given", "Gower space")
         numeric = np.empty((len(frame), len(self.numeric)), np.float64)
         for j, scale in enumerate(self.numeric):
             numeric[:, j] = scale.encode(frame[scale.column])
@@ -169,7 +168,7 @@ class GowerSpace:
 
 
 def _fit_numeric(column: str, kind: ColumnKind, values: pd.Series) -> NumericScale:
-    x = _numbers(values, kind, column)
+    x = column_numbers(values, kind, column)
     finite = x[np.isfinite(x)]
     if len(finite) == 0:
         return NumericScale(column, kind, 0.0, 1.0)
@@ -178,30 +177,7 @@ def _fit_numeric(column: str, kind: ColumnKind, values: pd.Series) -> NumericSca
 
 
 def _fit_categorical(column: str, values: pd.Series) -> CategoricalLevels:
-    return CategoricalLevels(column, tuple(sorted(str(v) for v in _labels(values).dropna().unique())))
-
-
-def _numbers(values: pd.Series, kind: ColumnKind, column: str) -> np.ndarray:
-    """Float values (datetimes as UTC seconds), NaN for missing, from canonical or raw dtypes."""
-    if not (pd.api.types.is_float_dtype(values.dtype) and kind is not ColumnKind.DATETIME):
-        values = to_canonical(values, kind, f"Column {column!r}", show_examples=False)
-    return as_numbers(values)
-
-
-def _labels(values: pd.Series) -> pd.Series:
-    """Category labels as strings (canonical frames already hold them), missing as NA."""
-    if isinstance(values.dtype, pd.StringDtype):
-        return values
-    return to_category_strings(values)
-
-
-def _check_columns(frame: pd.DataFrame, kinds: Mapping[str, ColumnKind], role: str) -> None:
-    missing = [c for c in kinds if c not in frame.columns]
-    if missing:
-        raise SchemaError(
-            f"The {role} frame lacks column(s) {missing} of the Gower space (its columns: "
-            f"{list(frame.columns)}); every role must hold the same columns."
-        )
+    return CategoricalLevels(column, tuple(sorted(str(v) for v in category_labels(values).dropna().unique())))
 
 
 # --- the exact search -------------------------------------------------------------------------
