@@ -28,8 +28,8 @@ depend only on the schema, ``compared`` and ``kinds``, never on the data: the vi
 holdout and synthetic data of one schema have the same columns and dtypes, even for a child table
 with no rows (counts 0, means and modes missing).
 
-Keys are matched as in ``reportgen.metrics.relational``: key values through ``_key_values``
-(integral floats as integers); child rows with a missing key value and orphan child rows (whose
+Keys are matched by ``reportgen.data.links``, as in the relational section: key values through
+``key_values`` (integral floats as integers); child rows with a missing key value and orphan child rows (whose
 key matches no parent row) are left out; parent rows that repeat a key value (broken synthetic
 data) all get the aggregates of that key value; a parent row with a missing key has no children;
 the foreign keys from one child table into one parent whose referenced columns together are the
@@ -45,7 +45,8 @@ import numpy as np
 import pandas as pd
 
 from reportgen.data.kinds import to_canonical
-from reportgen.data.relational import RelationalData, _key_values
+from reportgen.data.links import ForeignKeyColumns, foreign_keys, link
+from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, Schema
 from reportgen.errors import SchemaError
 
@@ -59,15 +60,18 @@ _MODE_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
 
 @dataclass(frozen=True)
 class ChildKey:
-    """One foreign key from ``child`` into the parent: ``child.child_columns -> parent_columns``.
+    """One foreign key into the parent, with the ``label`` that prefixes its aggregate columns."""
 
-    ``label`` prefixes the names of its aggregate columns.
-    """
-
-    child: str
-    child_columns: tuple[str, ...]
-    parent_columns: tuple[str, ...]
+    fk: ForeignKeyColumns
     label: str
+
+    @property
+    def child(self) -> str:
+        return self.fk.child
+
+    @property
+    def child_columns(self) -> tuple[str, ...]:
+        return self.fk.child_columns
 
 
 def entity_tables(schema: Schema) -> list[str]:
@@ -79,26 +83,10 @@ def entity_tables(schema: Schema) -> list[str]:
 
 
 def child_keys(schema: Schema, parent: str) -> list[ChildKey]:
-    """The foreign keys into ``parent`` from other tables, composite ones grouped (schema order).
-
-    The grouping rule is that of ``reportgen.metrics.relational.foreign_keys``.
-    """
-    pk = schema[parent].primary_key
-    grouped: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
-    for rel in schema.children(parent):
-        if rel.child in grouped:
-            continue
-        into = [r for r in schema.children(parent) if r.child == rel.child]
-        if len(pk) > 1 and sorted(r.parent_column for r in into) == sorted(pk):
-            by_parent = {r.parent_column: r.column for r in into}
-            grouped[rel.child] = [(tuple(by_parent[c] for c in pk), pk)]
-        else:
-            grouped[rel.child] = [((r.column,), (r.parent_column,)) for r in into]
-    return [
-        ChildKey(child, columns, parent_columns, _label(child, columns, several=len(keys) > 1))
-        for child, keys in grouped.items()
-        for columns, parent_columns in keys
-    ]
+    """The foreign keys into ``parent`` from other tables, composite ones grouped (schema order)."""
+    into = [fk for fk in foreign_keys(schema) if fk.parent == parent and fk.child != parent]
+    per_child = {fk.child: sum(other.child == fk.child for other in into) for fk in into}
+    return [ChildKey(fk, _label(fk.child, fk.child_columns, several=per_child[fk.child] > 1)) for fk in into]
 
 
 def _label(child: str, columns: tuple[str, ...], *, several: bool) -> str:
@@ -156,11 +144,12 @@ def _aggregates(
     show_examples: bool,
 ) -> tuple[dict[str, pd.Series], dict[str, ColumnKind]]:
     """The count, means and modes of one child key, aligned with the parent's rows."""
-    parent_codes, child_codes = _key_codes(data, parent, key)
-    linked = (child_codes >= 0) & np.isin(child_codes, parent_codes[parent_codes >= 0])
-    codes = child_codes[linked]
+    links = link(data, key.fk)
+    linked, parent_codes = links.has_parent, links.parent_codes
+    codes = links.child_codes[linked]
     index = data[parent].index
-    out = {f"{key.label}.count": pd.Series(_counts(parent_codes, codes), index=index)}
+    counts = links.children_per_parent_row().astype("float64")
+    out = {f"{key.label}.count": pd.Series(counts, index=index)}
     out_kinds = {f"{key.label}.count": ColumnKind.INTEGER}
     for column in _compared(data.schema, key.child, compared):
         kind = kinds[key.child][column]
@@ -172,31 +161,6 @@ def _aggregates(
         out[name] = per_code.reindex(parent_codes).set_axis(index)
         out_kinds[name] = _MEAN_KINDS.get(kind, ColumnKind.CATEGORICAL)
     return out, out_kinds
-
-
-def _key_codes(data: RelationalData, parent: str, key: ChildKey) -> tuple[np.ndarray, np.ndarray]:
-    """Each parent and child row's key value as a code shared by both tables (-1: missing).
-
-    The factorisation of ``reportgen.metrics.relational.link``, so keys match alike in both.
-    """
-    parent_frame, child_frame = data[parent], data[key.child]
-    n_parent = len(parent_frame)
-    codes = np.zeros(n_parent + len(child_frame), dtype=np.int64)
-    for parent_column, child_column in zip(key.parent_columns, key.child_columns, strict=True):
-        values = np.concatenate(
-            [_key_values(parent_frame[parent_column]), _key_values(child_frame[child_column])]
-        )
-        column_codes, uniques = pd.factorize(values)
-        codes = np.where((codes < 0) | (column_codes < 0), -1, codes * len(uniques) + column_codes)
-        valid = codes >= 0
-        codes[valid] = pd.factorize(codes[valid])[0]  # compact again, so composite keys cannot overflow
-    return codes[:n_parent], codes[n_parent:]
-
-
-def _counts(parent_codes: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Number of child rows of each parent row (float64; 0 for a parent row without a key)."""
-    per_code = np.bincount(codes, minlength=int(parent_codes.max(initial=0)) + 1)
-    return np.where(parent_codes >= 0, per_code[np.maximum(parent_codes, 0)], 0).astype("float64")
 
 
 def _means(values: pd.Series, codes: np.ndarray) -> pd.Series:

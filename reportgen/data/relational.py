@@ -120,9 +120,9 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         """For each child row: the position of its parent row, -1 for a null key, -2 for an orphan."""
         child_keys = self._tables[rel.child][rel.column]
         parent_keys = self._tables[rel.parent][rel.parent_column]
-        parent_index = pd.Index(_key_values(parent_keys))
+        parent_index = pd.Index(key_values(parent_keys))
         first = ~parent_index.duplicated(keep="first")  # a duplicated parent key refers to its first row
-        found = parent_index[first].get_indexer(_key_values(child_keys))
+        found = parent_index[first].get_indexer(key_values(child_keys))
         found = np.where(found >= 0, np.flatnonzero(first)[np.maximum(found, 0)], -2)
         return np.where(child_keys.isna().to_numpy(), -1, found)
 
@@ -237,7 +237,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         return {t: labels[offsets[t] : offsets[t] + len(self._tables[t])] for t in tables}, n
 
 
-def _key_values(keys: pd.Series) -> np.ndarray:
+def key_values(keys: pd.Series) -> np.ndarray:
     """Key values comparable across dtypes: integral floats as ints, everything else as is."""
     if pd.api.types.is_float_dtype(keys.dtype):
         values = keys.to_numpy()

@@ -38,8 +38,6 @@ How keys are matched, written down because synthetic data can break them:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
 from itertools import pairwise
 
 import numpy as np
@@ -48,8 +46,9 @@ from pydantic import BaseModel, Field
 
 from reportgen.binning import ColumnBins, as_numbers, fit_bins, histogram, joint_histogram, tvd
 from reportgen.context import EvaluationContext
-from reportgen.data.relational import RelationalData, _key_values
-from reportgen.data.schema import ColumnKind, Schema
+from reportgen.data.links import ForeignKeyColumns, Links, foreign_keys, link
+from reportgen.data.relational import RelationalData
+from reportgen.data.schema import ColumnKind
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.results import SectionResult
@@ -163,100 +162,6 @@ class RelationalResult(SectionResult):
             return list(self.relations)
         worst = sorted(range(len(self.relations)), key=lambda i: (self.relations[i].similarity, i))
         return [self.relations[i] for i in sorted(worst[:MAX_PLOTTED])]
-
-
-@dataclass(frozen=True)
-class ForeignKeyColumns:
-    """A foreign key over one or more columns: ``child.child_columns -> parent.parent_columns``."""
-
-    child: str
-    child_columns: tuple[str, ...]
-    parent: str
-    parent_columns: tuple[str, ...]
-
-
-def foreign_keys(schema: Schema) -> list[ForeignKeyColumns]:
-    """The schema's foreign keys, the columns of one composite key grouped into one (schema order)."""
-    keys: list[ForeignKeyColumns] = []
-    grouped: set[tuple[str, str]] = set()
-    for rel in schema.relations:
-        if (rel.child, rel.parent) in grouped:
-            continue
-        pk = schema[rel.parent].primary_key
-        into = [r for r in schema.relations if (r.child, r.parent) == (rel.child, rel.parent)]
-        referenced = [r.parent_column for r in into]
-        if len(pk) > 1 and sorted(referenced) == sorted(pk):
-            by_parent = {r.parent_column: r.column for r in into}
-            keys.append(ForeignKeyColumns(rel.child, tuple(by_parent[c] for c in pk), rel.parent, pk))
-            grouped.add((rel.child, rel.parent))
-        else:
-            keys.append(ForeignKeyColumns(rel.child, (rel.column,), rel.parent, (rel.parent_column,)))
-    return keys
-
-
-@dataclass(frozen=True)
-class Links:
-    """How the rows of a child table meet the rows of its parent, as integer key codes.
-
-    ``parent_codes`` and ``child_codes`` give each row's key value as a code shared by both tables
-    (-1 for a missing key value), so matching is array lookups rather than joins.
-    """
-
-    parent_codes: np.ndarray
-    child_codes: np.ndarray
-
-    @cached_property
-    def keys(self) -> np.ndarray:
-        """Distinct key codes of the parent rows (missing keys left out)."""
-        return np.unique(self.parent_codes[self.parent_codes >= 0])
-
-    @cached_property
-    def has_parent(self) -> np.ndarray:
-        """For each child row, whether its key matches a parent row."""
-        return (self.child_codes >= 0) & np.isin(self.child_codes, self.keys)
-
-    @property
-    def n_orphans(self) -> int:
-        return int(np.count_nonzero((self.child_codes >= 0) & ~self.has_parent))
-
-    @cached_property
-    def _per_code(self) -> np.ndarray:
-        n_codes = int(max(self.parent_codes.max(initial=0), self.child_codes.max(initial=0))) + 1
-        return np.bincount(self.child_codes[self.has_parent], minlength=n_codes)
-
-    def children_per_parent(self) -> np.ndarray:
-        """Children of each distinct parent key value, then a 0 for each parent row without a key."""
-        no_key = np.zeros(np.count_nonzero(self.parent_codes < 0), dtype=np.int64)
-        return np.concatenate([self._per_code[self.keys], no_key])
-
-    def children_per_parent_row(self) -> np.ndarray:
-        """Children of each parent row (rows sharing a key value share its children)."""
-        found = self.parent_codes >= 0
-        return np.where(found, self._per_code[np.where(found, self.parent_codes, 0)], 0)
-
-    def mean_per_parent_row(self, values: np.ndarray) -> np.ndarray:
-        """Mean of a child column over each parent row's children (NaN: no child with a value)."""
-        linked = self.has_parent & ~np.isnan(values)
-        n = len(self._per_code)
-        sums = np.bincount(self.child_codes[linked], weights=values[linked], minlength=n)
-        counts = np.bincount(self.child_codes[linked], minlength=n)
-        means = np.divide(sums, counts, out=np.full(n, np.nan), where=counts > 0)
-        found = self.parent_codes >= 0
-        return np.where(found, means[np.where(found, self.parent_codes, 0)], np.nan)
-
-
-def link(data: RelationalData, fk: ForeignKeyColumns) -> Links:
-    """The key codes of ``fk`` in ``data``: both tables' key values factorised together."""
-    parent, child = data[fk.parent], data[fk.child]
-    n_parent = len(parent)
-    codes = np.zeros(n_parent + len(child), dtype=np.int64)
-    for parent_column, child_column in zip(fk.parent_columns, fk.child_columns, strict=True):
-        values = np.concatenate([_key_values(parent[parent_column]), _key_values(child[child_column])])
-        column_codes, uniques = pd.factorize(values)
-        codes = np.where((codes < 0) | (column_codes < 0), -1, codes * len(uniques) + column_codes)
-        valid = codes >= 0
-        codes[valid] = pd.factorize(codes[valid])[0]  # compact again, so composite keys cannot overflow
-    return Links(parent_codes=codes[:n_parent], child_codes=codes[n_parent:])
 
 
 def compute_relational(ctx: EvaluationContext) -> RelationalResult:

@@ -4,8 +4,8 @@ import pytest
 
 from reportgen import ForeignKey, PrimaryKey, RelationalData, Schema, SchemaError, Table
 from reportgen.data.entities import child_keys, entity_tables, entity_view
+from reportgen.data.links import foreign_keys, link
 from reportgen.data.schema import ColumnKind
-from reportgen.metrics.relational import foreign_keys, link
 
 K = ColumnKind
 SHOP_SCHEMA = Schema(
