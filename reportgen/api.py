@@ -24,6 +24,7 @@ from reportgen.data.validation import (
 )
 from reportgen.metrics.registry import MetricNotComputed, sections
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
+from reportgen.provenance import fingerprints
 from reportgen.render.document import output_format, write_report
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult
 from reportgen.seeding import derived_seed
@@ -175,6 +176,15 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
             settings=context.settings.to_dict(),
             versions={name: _version(name) for name in _VERSIONED},
             has_holdout=context.test is not None,
+            inputs={
+                role: fingerprints(data)
+                for role, data in (
+                    (TRAIN, context.full_train),
+                    (TEST, context.full_test),
+                    (SYNTH, context.full_synth),
+                )
+                if data is not None
+            },
         ),
         findings=context.findings,
         sections=computed,

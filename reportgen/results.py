@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
+from reportgen.provenance import FORMAT, TableFingerprint
+
 Severity = Literal["info", "warning", "error"]
 
 
@@ -46,6 +48,11 @@ class RunInfo(BaseModel):
     settings: dict[str, Any]
     versions: dict[str, str] = Field(description="Versions of the packages that compute results.")
     has_holdout: bool
+    inputs: dict[str, dict[str, TableFingerprint]] = Field(
+        default_factory=dict,
+        description="Per role, each input table's SHA-256 fingerprint, rows and columns.",
+    )
+    fingerprint_format: str = FORMAT
 
 
 class ReportResults(BaseModel):

@@ -49,3 +49,19 @@ def test_any_change_of_a_value_order_or_name_changes_the_fingerprint(data, chang
     frame, kinds = data["people"], dict(data.schema["people"].kinds)
     kinds["town"] = kinds["city"]
     assert fingerprint(change(frame), kinds) != fingerprint(frame, kinds)
+
+
+def test_the_report_records_and_prints_every_input_fingerprint(people, tmp_path):
+    from pypdf import PdfReader
+
+    from reportgen import ReportResults, report
+
+    train, test, synth = people.iloc[:100], people.iloc[100:200], people.iloc[200:]
+    report(train, test, synth, tmp_path / "r.pdf")
+    results = ReportResults.load(tmp_path / "r.json")
+    assert set(results.run.inputs) == {"training", "holdout", "synthetic"}
+    expected = fingerprints(RelationalData({"table": train}))["table"]
+    assert results.run.inputs["training"]["table"].sha256 == expected.sha256
+    text = "".join(page.extract_text() for page in PdfReader(tmp_path / "r.pdf").pages).replace("\n", "")
+    for tables in results.run.inputs.values():
+        assert tables["table"].sha256 in text
