@@ -22,6 +22,7 @@ from reportgen.data.validation import (
     conform,
     synthetic_key_findings,
 )
+from reportgen.gates import bars_in_force, evaluate_gates
 from reportgen.metrics.registry import MetricNotComputed, sections
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.provenance import fingerprints
@@ -58,6 +59,7 @@ _VERSIONED = (
         "max_categories": [Interval(int, 2, None)],
         "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
         "title": [NoneValue(), InstanceOf((str,), "a str")],
+        "fail_under": [NoneValue(), InstanceOf((Mapping,), "a dict of bar name to number")],
     }
 )
 def report(
@@ -78,6 +80,7 @@ def report(
     seed: int = 0,
     max_categories: int = 20,
     title: str | None = None,
+    fail_under: Mapping[str, float] | None = None,
     progress: Progress | None = None,
 ) -> ReportResults:
     """Evaluate synthetic data against real data and write the report to ``path``.
@@ -90,9 +93,12 @@ def report(
     ``n_max_phik`` caps the rows of each input used for the phik correlation matrices (a
     uniform seeded sample). ``privacy_q`` and ``risk_confidence`` are the ``q`` and
     ``risk_confidence`` of ``compute_privacy_stats``, which gives the same privacy numbers.
+    ``fail_under`` sets release bars on the headline scores (``{"privacy": 80, "similarity": 85}``,
+    on top of ``reportgen.gates.DEFAULT_BARS``); ``results.gates.passed`` says whether all were met.
     ``progress(stage, fraction)`` is called as the work advances.
     """
     output_format(Path(path))
+    bars = bars_in_force(fail_under)
     notify = progress or (lambda stage, fraction: None)
     settings = ReportSettings(
         seed=seed,
@@ -109,6 +115,7 @@ def report(
     notify("Checking the data", 0.0)
     context = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
     results = evaluate(context, title=title or _default_title(context), notify=notify)
+    results.gates = evaluate_gates(results, bars)
     notify("Writing the report", 0.9)
     write_report(results, path)
     notify("Done", 1.0)

@@ -1,7 +1,8 @@
 """The ``reportgen`` command.
 
-Exit codes: 0 success; 2 bad input or usage (the message says what to fix); 1 an unexpected
-failure (a bug: please report it with the traceback).
+Exit codes: 0 success; 3 the report was written but a release bar failed (the message names it);
+2 bad input or usage (the message says what to fix); 1 an unexpected failure (a bug: please report
+it with the traceback).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from pathlib import Path
 
 from reportgen.errors import ReportgenError
 
-EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
 
-_EPILOG = "Exit codes: 0 success, 2 bad input or usage, 1 unexpected failure."
+_EPILOG = "Exit codes: 0 success, 3 a release bar failed, 2 bad input or usage, 1 unexpected failure."
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -70,6 +71,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     rep.add_argument("--privacy-q", type=float, default=0.1, metavar="Q", help="TTPR quantile (default 0.1)")
     rep.add_argument("--risk-confidence", type=float, default=None, metavar="C", help="risk correction C")
+    rep.add_argument(
+        "--fail-under",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="release bar on a headline score, repeatable (e.g. privacy=80 similarity=85); exit 3 if not met",
+    )
     _add_quiet(rep)
     rep.set_defaults(run=_run_report)
 
@@ -133,11 +141,15 @@ def _run_report(args: argparse.Namespace) -> int:
     train = load(args.train, schema)
     synth = load(args.synth, schema)  # report() checks it against the training data, by role
     test = load(args.test, schema) if args.test else None
-    report(
+    from reportgen.gates import parse_bar
+
+    bars = dict(parse_bar(text) for text in args.fail_under)
+    results = report(
         train,
         test,
         synth,
         args.out,
+        fail_under=bars,
         n_max_train=args.n_max_train,
         n_max_test=args.n_max_test,
         n_max_synth=args.n_max_synth,
@@ -149,7 +161,12 @@ def _run_report(args: argparse.Namespace) -> int:
         progress=_progress(args),
     )
     _announce(Path(args.out))
-    return EXIT_OK
+    for gate in results.gates.failed:
+        print(
+            f"reportgen: release bar failed: {gate.name} is {gate.value:.1f}, below the bar of {gate.bar:g}",
+            file=sys.stderr,
+        )
+    return EXIT_OK if results.gates.passed else EXIT_BAR_FAILED
 
 
 def _run_privacy(args: argparse.Namespace) -> int:

@@ -55,10 +55,35 @@ class RunInfo(BaseModel):
     fingerprint_format: str = FORMAT
 
 
+class GateResult(BaseModel):
+    """One bar and how the report's number compares with it."""
+
+    name: str
+    label: str
+    bar: float
+    value: float | None
+    status: Literal["pass", "fail", "not_evaluated"]
+
+
+class GatesResult(BaseModel):
+    """Every bar in force; ``passed`` is False when any evaluated bar failed."""
+
+    gates: list[GateResult] = Field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(g.status != "fail" for g in self.gates)
+
+    @property
+    def failed(self) -> list[GateResult]:
+        return [g for g in self.gates if g.status == "fail"]
+
+
 class ReportResults(BaseModel):
     """Everything one report computed."""
 
     run: RunInfo
+    gates: GatesResult = Field(default_factory=lambda: GatesResult())
     findings: list[Finding] = Field(default_factory=list)
     sections: dict[str, SerializeAsAny[SectionResult]] = Field(default_factory=dict)
 

@@ -41,7 +41,7 @@ def render_html(results: ReportResults) -> str:
     rendered = [_render_section(env, s, results) for s in shown]
     css = files("reportgen").joinpath("templates/report.css").read_text(encoding="utf-8")
     return env.get_template("report.html.j2").render(
-        run=results.run, findings=results.findings, sections=rendered, css=Markup(css)
+        run=results.run, gates=results.gates, findings=results.findings, sections=rendered, css=Markup(css)
     )
 
 

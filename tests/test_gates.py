@@ -1,0 +1,74 @@
+"""Release bars: defaults, user bars, the verdict in the results and the page, and the exit code."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reportgen as rg
+from reportgen.cli import EXIT_BAR_FAILED, EXIT_OK, main
+from reportgen.data.io import write_folder
+from reportgen.gates import DEFAULT_BARS, bars_in_force, parse_bar
+
+
+def table(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    x = rng.normal(size=n)
+    return pd.DataFrame({"x": x, "y": x + rng.normal(size=n), "c": rng.choice(list("abc"), n)})
+
+
+@pytest.fixture(scope="module")
+def frames():
+    rng = np.random.default_rng(0)
+    train = table(600, rng)
+    leaky = pd.concat([train.iloc[:400], table(200, rng)], ignore_index=True)  # two thirds copies
+    return train, table(600, rng), leaky
+
+
+def test_default_bars_and_user_bars_on_top():
+    assert bars_in_force(None) == DEFAULT_BARS
+    assert bars_in_force({"similarity": 85}) == {**DEFAULT_BARS, "similarity": 85.0}
+    with pytest.raises(rg.InvalidParameterError, match="Unknown release bar.*'privcy'.*privacy"):
+        bars_in_force({"privcy": 80})
+    with pytest.raises(rg.InvalidParameterError, match="from 0 to 100"):
+        bars_in_force({"privacy": 180})
+    assert parse_bar("privacy=80") == ("privacy", 80.0)
+    with pytest.raises(rg.InvalidParameterError, match="NAME=VALUE"):
+        parse_bar("privacy80")
+
+
+def test_a_leaky_release_fails_the_privacy_bar_and_says_so(frames, tmp_path):
+    train, fresh, leaky = frames
+    good = rg.report(train, None, fresh, tmp_path / "good.html", fail_under={"similarity": 50})
+    assert good.gates.passed and {g.name: g.status for g in good.gates.gates} == {
+        "privacy": "pass",
+        "similarity": "pass",
+    }
+    bad = rg.report(train, None, leaky, tmp_path / "bad.html")
+    assert not bad.gates.passed and [g.name for g in bad.gates.failed] == ["privacy"]
+    html = (tmp_path / "bad.html").read_text()
+    assert 'Release bars: <span class="bad">not met</span>' in html
+    assert rg.ReportResults.load(tmp_path / "bad.json").gates == bad.gates
+
+
+def test_the_command_exits_3_naming_the_failed_bar(frames, tmp_path, capsys):
+    train, fresh, leaky = frames
+    for name, frame in {"train": train, "fresh": fresh, "leaky": leaky}.items():
+        write_folder(rg.RelationalData({"t": frame}), tmp_path / name)
+    args = ["report", "--train", str(tmp_path / "train"), "--quiet"]
+    assert main([*args, "--synth", str(tmp_path / "fresh"), "--out", str(tmp_path / "a.html")]) == EXIT_OK
+    code = main(
+        [
+            *args,
+            "--synth",
+            str(tmp_path / "leaky"),
+            "--out",
+            str(tmp_path / "b.html"),
+            "--fail-under",
+            "similarity=10",
+        ]
+    )
+    assert code == EXIT_BAR_FAILED
+    err = capsys.readouterr().err
+    assert (
+        "release bar failed: privacy is" in err and "below the bar of 80" in err and "similarity" not in err
+    )
+    assert (tmp_path / "b.html").exists()  # the report is written either way
