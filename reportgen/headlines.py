@@ -1,0 +1,130 @@
+"""The headline numbers of a report: one place that reads them from the results.
+
+Page 1, the release bars and the comparison with a previous release all read the same headlines,
+so the three can never disagree. Every headline is on a scale where its direction is stated
+(``higher_is_better``); scores are on 0-100, shares on 0-1. A section that was not computed gives
+no headline. Sections added later (alpha-precision, utility) add a reader here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from reportgen.results import ReportResults, SectionResult
+
+
+class Headline(BaseModel):
+    """One headline number with its reference level and what it means, in plain words."""
+
+    name: str
+    label: str
+    value: float
+    reference: float | None = None
+    spread: float | None = None  # a standard deviation, where the number has one
+    unit: Literal["score", "share"]
+    higher_is_better: bool
+    meaning: str
+
+
+def _section(results: ReportResults, name: str) -> Any | None:
+    result: SectionResult | None = results.sections.get(name)
+    return result if result is not None and result.status == "ok" else None
+
+
+def _similarity(results: ReportResults) -> list[Headline]:
+    r = _section(results, "similarity")
+    if r is None:
+        return []
+    return [
+        Headline(
+            name="similarity",
+            label="Similarity",
+            value=r.score,
+            reference=r.reference_score,
+            unit="score",
+            higher_is_better=True,
+            meaning="How closely each column and each pair of columns is reproduced (100: identically).",
+        )
+    ]
+
+
+def _correlation(results: ReportResults) -> list[Headline]:
+    r = _section(results, "correlation")
+    if r is None:
+        return []
+    reference = None if r.reference_similarity is None else 100 * r.reference_similarity
+    return [
+        Headline(
+            name="correlation",
+            label="Correlation similarity",
+            value=100 * r.similarity,
+            reference=reference,
+            unit="score",
+            higher_is_better=True,
+            meaning="How well the associations between columns (phik) are kept (100: exactly).",
+        )
+    ]
+
+
+def _relational(results: ReportResults) -> list[Headline]:
+    r = _section(results, "relational")
+    if r is None:
+        return []
+    return [
+        Headline(
+            name="cardinality",
+            label="Cardinality similarity",
+            value=100 * r.similarity,
+            reference=None if r.reference is None else 100 * r.reference,
+            unit="score",
+            higher_is_better=True,
+            meaning="How well the number of child rows per parent row is reproduced (100: exactly).",
+        )
+    ]
+
+
+def _privacy(results: ReportResults) -> list[Headline]:
+    r = _section(results, "privacy")
+    if r is None:
+        return []
+    return [
+        Headline(
+            name="privacy",
+            label="Privacy score",
+            value=r.privacy_score,
+            spread=r.privacy_score_std,
+            unit="score",
+            higher_is_better=True,
+            meaning=(
+                "Whether synthetic rows sit closer to real training rows than real rows sit to each "
+                "other (100: no closer; low values mean memorised records)."
+            ),
+        ),
+        Headline(
+            name="risk",
+            label="Training rows at risk",
+            value=r.risk,
+            unit="share",
+            higher_is_better=False,
+            meaning="Estimated share of real training rows the synthetic data sits unusually close to.",
+        ),
+        Headline(
+            name="exact_copies",
+            label="Exact copies",
+            value=r.exact_copies,
+            unit="share",
+            higher_is_better=False,
+            meaning="Share of synthetic rows identical to a real training row on every compared column.",
+        ),
+    ]
+
+
+READERS: list[Callable[[ReportResults], list[Headline]]] = [_similarity, _correlation, _relational, _privacy]
+
+
+def headlines(results: ReportResults) -> dict[str, Headline]:
+    """Every headline the results hold, by name, in page order."""
+    return {h.name: h for read in READERS for h in read(results)}
