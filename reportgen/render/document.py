@@ -15,10 +15,11 @@ from markupsafe import Markup
 
 from reportgen.errors import RenderError
 from reportgen.files import write_atomic
+from reportgen.headlines import headlines
 from reportgen.metrics.registry import Section, sections
 from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
-from reportgen.results import ReportResults
+from reportgen.results import ReportResults, SectionResult
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
 NOT_COMPUTED_TEMPLATE = "sections/not_computed.html.j2"
@@ -41,8 +42,19 @@ def render_html(results: ReportResults) -> str:
     rendered = [_render_section(env, s, results) for s in shown]
     css = files("reportgen").joinpath("templates/report.css").read_text(encoding="utf-8")
     return env.get_template("report.html.j2").render(
-        run=results.run, gates=results.gates, findings=results.findings, sections=rendered, css=Markup(css)
+        run=results.run,
+        gates=results.gates,
+        headlines=headlines(results),
+        overview=_ok(results, "overview"),
+        findings=results.findings,
+        sections=rendered,
+        css=Markup(css),
     )
+
+
+def _ok(results: ReportResults, name: str) -> SectionResult | None:
+    result = results.sections.get(name)
+    return result if result is not None and result.status == "ok" else None
 
 
 def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[str]:
