@@ -10,6 +10,7 @@ from typing import TypeAlias
 
 import pandas as pd
 
+from reportgen.comparison import compare, load_previous
 from reportgen.context import EvaluationContext
 from reportgen.data.relational import RelationalData, as_relational
 from reportgen.data.schema import Schema
@@ -60,6 +61,7 @@ _VERSIONED = (
         "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
         "title": [NoneValue(), InstanceOf((str,), "a str")],
         "fail_under": [NoneValue(), InstanceOf((Mapping,), "a dict of bar name to number")],
+        "previous": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
     }
 )
 def report(
@@ -81,6 +83,7 @@ def report(
     max_categories: int = 20,
     title: str | None = None,
     fail_under: Mapping[str, float] | None = None,
+    previous: str | Path | None = None,
     progress: Progress | None = None,
 ) -> ReportResults:
     """Evaluate synthetic data against real data and write the report to ``path``.
@@ -95,10 +98,13 @@ def report(
     ``risk_confidence`` of ``compute_privacy_stats``, which gives the same privacy numbers.
     ``fail_under`` sets release bars on the headline scores (``{"privacy": 80, "similarity": 85}``,
     on top of ``reportgen.gates.DEFAULT_BARS``); ``results.gates.passed`` says whether all were met.
+    ``previous`` is the JSON of a previous release's report: every headline is compared with it
+    and regressions are flagged (``results.comparison``).
     ``progress(stage, fraction)`` is called as the work advances.
     """
     output_format(Path(path))
     bars = bars_in_force(fail_under)
+    before = None if previous is None else load_previous(previous)
     notify = progress or (lambda stage, fraction: None)
     settings = ReportSettings(
         seed=seed,
@@ -116,6 +122,8 @@ def report(
     context = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
     results = evaluate(context, title=title or _default_title(context), notify=notify)
     results.gates = evaluate_gates(results, bars)
+    if before is not None:
+        results.comparison = compare(results, before, str(previous))
     notify("Writing the report", 0.9)
     write_report(results, path)
     notify("Done", 1.0)

@@ -78,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME=VALUE",
         help="release bar on a headline score, repeatable (e.g. privacy=80 similarity=85); exit 3 if not met",
     )
+    rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
     _add_quiet(rep)
     rep.set_defaults(run=_run_report)
 
@@ -150,6 +151,7 @@ def _run_report(args: argparse.Namespace) -> int:
         synth,
         args.out,
         fail_under=bars,
+        previous=args.previous,
         n_max_train=args.n_max_train,
         n_max_test=args.n_max_test,
         n_max_synth=args.n_max_synth,
@@ -166,6 +168,11 @@ def _run_report(args: argparse.Namespace) -> int:
             f"reportgen: release bar failed: {gate.name} is {gate.value:.1f}, below the bar of {gate.bar:g}",
             file=sys.stderr,
         )
+    if results.comparison is not None:
+        for change in results.comparison.regressions:
+            print(
+                f"reportgen: regression since the previous release: {change.label.lower()}", file=sys.stderr
+            )
     return EXIT_OK if results.gates.passed else EXIT_BAR_FAILED
 
 

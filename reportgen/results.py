@@ -79,11 +79,38 @@ class GatesResult(BaseModel):
         return [g for g in self.gates if g.status == "fail"]
 
 
+class HeadlineChange(BaseModel):
+    """One headline number in this release and the previous one (None: absent in that release)."""
+
+    name: str
+    label: str
+    unit: Literal["score", "share"]
+    previous: float | None
+    current: float | None
+    regression: bool
+    tolerance: float | None = None
+
+
+class Comparison(BaseModel):
+    """The comparison with a previous release's results (``report(previous=...)``)."""
+
+    source: str = Field(description="The previous results file, as given.")
+    previous_title: str
+    previous_created_at: str
+    changes: list[HeadlineChange]
+    changed_settings: list[str] = Field(default_factory=list)
+
+    @property
+    def regressions(self) -> list[HeadlineChange]:
+        return [c for c in self.changes if c.regression]
+
+
 class ReportResults(BaseModel):
     """Everything one report computed."""
 
     run: RunInfo
     gates: GatesResult = Field(default_factory=lambda: GatesResult())
+    comparison: Comparison | None = None
     findings: list[Finding] = Field(default_factory=list)
     sections: dict[str, SerializeAsAny[SectionResult]] = Field(default_factory=dict)
 

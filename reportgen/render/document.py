@@ -44,6 +44,7 @@ def render_html(results: ReportResults) -> str:
     return env.get_template("report.html.j2").render(
         run=results.run,
         gates=results.gates,
+        comparison=results.comparison,
         headlines=headlines(results),
         overview=_ok(results, "overview"),
         findings=results.findings,
