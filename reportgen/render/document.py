@@ -40,7 +40,10 @@ def render_html(results: ReportResults) -> str:
     shown = [registered[name] for name in _page_order(results, registered)]
     env = environment(packages_of(s.template_package for s in shown))
     rendered = [_render_section(env, s, results) for s in shown]
-    css = files("reportgen").joinpath("templates/report.css").read_text(encoding="utf-8")
+    css = "".join(
+        files("reportgen").joinpath(f"templates/{name}").read_text(encoding="utf-8")
+        for name in ("report.css", "appendix.css")
+    )
     return env.get_template("report.html.j2").render(
         run=results.run,
         gates=results.gates,
