@@ -22,7 +22,10 @@ from reportgen.settings import ReportColumns
 
 __version__ = "0.1.0"
 
-_LAZY = {"compute_privacy_stats": "reportgen.metrics.privacy"}  # imported on first use (loads torch)
+_LAZY = {  # imported on first use (they load torch)
+    "audit": "reportgen.auditing",
+    "compute_privacy_stats": "reportgen.metrics.privacy",
+}
 
 
 def __getattr__(name: str):
@@ -52,6 +55,7 @@ __all__ = [
     "SchemaError",
     "Table",
     "__version__",
+    "audit",
     "compute_privacy_stats",
     "report",
 ]

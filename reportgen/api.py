@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -25,12 +26,13 @@ from reportgen.data.validation import (
 )
 from reportgen.gates import bars_in_force, evaluate_gates
 from reportgen.metrics.registry import MetricNotComputed, sections
+from reportgen.metrics.targets import resolve_targets
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.provenance import fingerprints
 from reportgen.render.document import output_format, write_report
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult
 from reportgen.seeding import derived_seed
-from reportgen.settings import N_MAX_PHIK, ReportColumns, ReportSettings
+from reportgen.settings import N_MAX_PHIK, N_MAX_UTILITY, ReportColumns, ReportSettings
 
 DataInput: TypeAlias = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
 Progress = Callable[[str, float], None]
@@ -54,11 +56,13 @@ _VERSIONED = (
         "n_max_test": [Interval(int, 1, None)],
         "n_max_synth": [Interval(int, 1, None)],
         "n_max_phik": [Interval(int, 1, None)],
+        "n_max_utility": [Interval(int, 1, None)],
         "privacy_q": [Interval(float, 0, 1, closed="neither")],
         "risk_confidence": [NoneValue(), Interval(float, 0, None)],
         "seed": [Interval(int, 0, 2**32 - 1)],
         "max_categories": [Interval(int, 2, None)],
         "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
+        "targets": [NoneValue(), InstanceOf((Mapping,), "a dict of table name to target column")],
         "title": [NoneValue(), InstanceOf((str,), "a str")],
         "fail_under": [NoneValue(), InstanceOf((Mapping,), "a dict of bar name to number")],
         "previous": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
@@ -75,6 +79,7 @@ def report(
     n_max_test: int = 50_000,
     n_max_synth: int = 50_000,
     n_max_phik: int = N_MAX_PHIK,
+    n_max_utility: int = N_MAX_UTILITY,
     privacy_q: float = 0.1,
     risk_confidence: float | None = None,
     columns: ReportColumns | None = None,
@@ -96,6 +101,8 @@ def report(
     ``n_max_phik`` caps the rows of each input used for the phik correlation matrices (a
     uniform seeded sample). ``privacy_q`` and ``risk_confidence`` are the ``q`` and
     ``risk_confidence`` of ``compute_privacy_stats``, which gives the same privacy numbers.
+    ``targets`` maps a table to the column the utility section predicts (``{"table": "income"}``
+    for one DataFrame), over any target in the schema; ``n_max_utility`` caps its models' rows.
     ``fail_under`` sets release bars on the headline scores (``{"privacy": 80, "similarity": 85}``,
     on top of ``reportgen.gates.DEFAULT_BARS``); ``results.gates.passed`` says whether all were met.
     ``previous`` is the JSON of a previous release's report: every headline is compared with it
@@ -112,6 +119,7 @@ def report(
         n_max_test=n_max_test,
         n_max_synth=n_max_synth,
         n_max_phik=n_max_phik,
+        n_max_utility=n_max_utility,
         privacy_q=privacy_q,
         risk_confidence=risk_confidence,
         max_categories=max_categories,
@@ -140,6 +148,7 @@ def prepare_context(
 ) -> EvaluationContext:
     """Validate the three inputs against the training data's schema and sample them."""
     train = as_relational(data_train, schema, max_categories=settings.max_categories)
+    settings = replace(settings, targets=resolve_targets(train.schema, settings.targets) or None)
     check_real(train, TRAIN)
     findings = []
     test = None

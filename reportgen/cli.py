@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from reportgen.errors import ReportgenError
+from reportgen.errors import InvalidParameterError, ReportgenError
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
 
@@ -72,6 +72,16 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument("--privacy-q", type=float, default=0.1, metavar="Q", help="TTPR quantile (default 0.1)")
     rep.add_argument("--risk-confidence", type=float, default=None, metavar="C", help="risk correction C")
     rep.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="TABLE=COLUMN",
+        help="the column the utility models predict, repeatable (one table: COLUMN alone is enough)",
+    )
+    rep.add_argument(
+        "--n-max-utility", type=int, default=20_000, metavar="N", help="cap on utility rows (default 20000)"
+    )
+    rep.add_argument(
         "--fail-under",
         action="append",
         default=[],
@@ -102,6 +112,33 @@ def _parser() -> argparse.ArgumentParser:
     priv.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
     priv.add_argument("--json", action="store_true", help="print JSON instead of a table")
     priv.set_defaults(run=_run_privacy)
+
+    aud = commands.add_parser(
+        "audit",
+        help="keep the synthetic rows that are inside the real support and authentic; write them",
+        description=(
+            "Flags every synthetic row by alpha-precision and authenticity (METRICS.md section 8), keeps "
+            "those inside the alpha-support that are authentic (dropping a parent row drops its children), "
+            "writes the curated data in the synthetic input's format and prints the scores before and after."
+        ),
+        epilog=_EPILOG,
+    )
+    aud.add_argument("--train", required=True, help="real training data (what the generator saw)")
+    aud.add_argument("--synth", required=True, help="synthetic data to curate")
+    aud.add_argument(
+        "--out", required=True, help="curated data: a folder, a table file or a database URL, like --synth"
+    )
+    aud.add_argument("--schema", help="schema file (YAML or JSON) applied to every input")
+    aud.add_argument("--alpha", type=float, default=0.95, help="rows inside the alpha-support stay (0.95)")
+    aud.add_argument("--n-max", type=int, default=50_000, metavar="N", help="cap on training rows per table")
+    aud.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
+    aud.add_argument("--flags", metavar="FILE", help="also write each synthetic row's flags to this CSV")
+    aud.add_argument("--replace", action="store_true", help="replace existing tables of a database --out")
+    aud.add_argument(
+        "--no-report-scores", action="store_true", help="skip the similarity and privacy scores (faster)"
+    )
+    aud.add_argument("--json", action="store_true", help="print the summary as JSON")
+    aud.set_defaults(run=_run_audit)
 
     demo = commands.add_parser(
         "demo",
@@ -152,6 +189,8 @@ def _run_report(args: argparse.Namespace) -> int:
         args.out,
         fail_under=bars,
         previous=args.previous,
+        targets=_targets(args.target, list(train)),
+        n_max_utility=args.n_max_utility,
         n_max_train=args.n_max_train,
         n_max_test=args.n_max_test,
         n_max_synth=args.n_max_synth,
@@ -174,6 +213,22 @@ def _run_report(args: argparse.Namespace) -> int:
                 f"reportgen: regression since the previous release: {change.label.lower()}", file=sys.stderr
             )
     return EXIT_OK if results.gates.passed else EXIT_BAR_FAILED
+
+
+def _targets(texts: Sequence[str], tables: list[str]) -> dict[str, str]:
+    """``--target`` values as {table: column}: ``TABLE=COLUMN``, or ``COLUMN`` when there is one table."""
+    targets = {}
+    for text in texts:
+        table, sep, column = text.partition("=")
+        if not sep or (table not in tables and len(tables) == 1):
+            if len(tables) != 1:
+                raise InvalidParameterError(
+                    f"--target {text!r}: the data has {len(tables)} tables, so name the table as "
+                    f"TABLE=COLUMN (tables: {sorted(tables)})."
+                )
+            table, column = tables[0], text
+        targets[table] = column
+    return targets
 
 
 def _run_privacy(args: argparse.Namespace) -> int:
@@ -203,6 +258,27 @@ def _run_privacy(args: argparse.Namespace) -> int:
             f"{name:<{width}}  {s.privacy_score:13.1f}  {s.privacy_score_std:5.1f}  "
             f"{f'{low:.0f}-{high:.0f}':>12}  {s.risk:6.1%}"
         )
+    return EXIT_OK
+
+
+def _run_audit(args: argparse.Namespace) -> int:
+    from reportgen.auditing import audit_command
+
+    print(
+        audit_command(
+            args.train,
+            args.synth,
+            args.out,
+            schema_file=args.schema,
+            alpha=args.alpha,
+            n_max=args.n_max,
+            seed=args.seed,
+            flags_file=args.flags,
+            replace=args.replace,
+            with_report_scores=not args.no_report_scores,
+            as_json=args.json,
+        )
+    )
     return EXIT_OK
 
 

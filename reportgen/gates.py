@@ -18,7 +18,8 @@ from reportgen.errors import InvalidParameterError
 from reportgen.headlines import headlines
 from reportgen.results import GateResult, GatesResult, ReportResults
 
-BAR_NAMES = ("similarity", "correlation", "cardinality", "privacy")  # headlines on 0-100, higher is better
+# headlines on 0-100 where higher is better (authenticity is not one: a perfect generator gets ~50)
+BAR_NAMES = ("similarity", "correlation", "cardinality", "privacy", "alpha_precision", "beta_recall")
 DEFAULT_BARS: dict[str, float] = {"privacy": 80.0}
 
 

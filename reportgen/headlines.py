@@ -122,7 +122,92 @@ def _privacy(results: ReportResults) -> list[Headline]:
     ]
 
 
-READERS: list[Callable[[ReportResults], list[Headline]]] = [_similarity, _correlation, _relational, _privacy]
+def _alpha_beta(results: ReportResults) -> list[Headline]:
+    r = _section(results, "alpha_beta")
+    if r is None:
+        return []
+    tables = {t.table: t for t in r.tables}
+    items = (
+        (
+            "alpha_precision",
+            "\N{GREEK SMALL LETTER ALPHA}-precision",
+            "ip_alpha",
+            "How many synthetic rows look like typical real rows.",
+        ),
+        (
+            "beta_recall",
+            "\N{GREEK SMALL LETTER BETA}-recall",
+            "ir_beta",
+            "How much of the variety of the real data is covered.",
+        ),
+        (
+            "authenticity",
+            "Authenticity",
+            "authenticity",
+            "Share of synthetic rows that are not closer to a training row than real rows are to each other "
+            "(a perfect generator gets about 50).",
+        ),
+    )
+    found = []
+    for name, label, attribute, meaning in items:
+        weakest = tables.get(r.weakest.get(attribute, ""))
+        holdout = None if weakest is None or weakest.holdout is None else weakest.holdout
+        found.append(
+            Headline(
+                name=name,
+                label=label,
+                value=100 * getattr(r, attribute),
+                reference=None if holdout is None else 100 * getattr(holdout, attribute),
+                unit="score",
+                higher_is_better=True,
+                meaning=meaning,
+            )
+        )
+    return found
+
+
+def _utility(results: ReportResults) -> list[Headline]:
+    """TSTR and SRA of the first table with a target (more tables: see the utility section)."""
+    r = _section(results, "utility")
+    table = next((t for t in r.tables if t.tstr is not None), None) if r is not None else None
+    if table is None:
+        return []
+    found = [
+        Headline(
+            name="tstr",
+            label=f"TSTR ({table.metric}, 0-100)",
+            value=100 * table.tstr,
+            reference=None if table.real_baseline is None else 100 * table.real_baseline,
+            unit="score",
+            higher_is_better=True,
+            meaning=(
+                f"How well models trained on the synthetic data predict {table.target} on real data; "
+                "the reference is the same models trained on real data."
+            ),
+        )
+    ]
+    if table.sra is not None:
+        found.append(
+            Headline(
+                name="sra",
+                label="SRA (0-100)",
+                value=100 * table.sra,
+                unit="score",
+                higher_is_better=True,
+                meaning="Whether synthetic data ranks model families as real data does (100: same order).",
+            )
+        )
+    return found
+
+
+READERS: list[Callable[[ReportResults], list[Headline]]] = [
+    _similarity,
+    _correlation,
+    _relational,
+    _privacy,
+    _alpha_beta,
+    _utility,
+]
 
 
 def headlines(results: ReportResults) -> dict[str, Headline]:

@@ -20,6 +20,10 @@ _SECTIONS = ("univ", "biv", "knn", "phik")
 # n_max_train: by default phik sees every sampled row, and the cap bounds the cost when that is raised.
 N_MAX_PHIK = 50_000
 
+# Rows per role for the utility section's models (TSTR, SRA). Its cost is 36 model fits (12 families,
+# three comparisons) that grow with the rows; see benchmarks/bench_utility.py for the adult figures.
+N_MAX_UTILITY = 20_000
+
 
 @dataclass(frozen=True)
 class ReportColumns:
@@ -108,6 +112,7 @@ class ReportSettings:
     risk_confidence: float | None = None
     privacy_repeats: int = 5
     n_max_gower: int = 5_000
+    n_max_utility: int = N_MAX_UTILITY
     columns: ReportColumns = ReportColumns()
     targets: Mapping[str, str] | None = None
 

@@ -159,6 +159,7 @@ def test_public_names_are_exactly_these():
         "SchemaError",
         "Table",
         "__version__",
+        "audit",
         "compute_privacy_stats",
         "report",
     }

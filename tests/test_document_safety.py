@@ -61,7 +61,14 @@ def test_user_strings_are_escaped_in_the_html(written):
 def test_nothing_in_the_html_executes_in_chromium(written):
     _, folder = written
     dom = subprocess.run(
-        [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", (folder / "r.html").as_uri()],
+        [
+            chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--dump-dom",
+            (folder / "r.html").as_uri(),
+        ],
         capture_output=True,
         text=True,
         timeout=120,

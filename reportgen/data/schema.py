@@ -11,7 +11,9 @@ inference is recorded so the report can show it::
 
 A composite primary key is several ``PrimaryKey()`` columns; a column that is both part of the
 primary key and a foreign key is ``ForeignKey(parent=..., primary_key=True)``; a self-reference is a
-``ForeignKey`` whose parent is the table itself.
+``ForeignKey`` whose parent is the table itself. ``Table(..., target="income")`` names the column that
+the utility section predicts (a column literally called "target" is declared through the mapping
+form, ``Table({"target": "categorical"})``).
 """
 
 from __future__ import annotations
@@ -110,15 +112,29 @@ ColumnSpec = ColumnKind | str | PrimaryKey | ForeignKey
 class Table:
     """The declared columns of one table: their kinds and keys.
 
-    ``inferred`` names the columns whose kind was inferred from data rather than declared.
+    ``inferred`` names the columns whose kind was inferred from data rather than declared;
+    ``target`` the column the utility section predicts (None: the table has no target).
     """
 
     kinds: Mapping[str, ColumnKind] = field(default_factory=dict)
     primary_key: tuple[str, ...] = ()
     foreign_keys: Mapping[str, ForeignKey] = field(default_factory=dict)
     inferred: frozenset[str] = frozenset()
+    target: str | None = None
 
-    def __init__(self, columns: Mapping[str, ColumnSpec] | None = None, /, **more: ColumnSpec):
+    def __init__(
+        self,
+        columns: Mapping[str, ColumnSpec] | None = None,
+        /,
+        *,
+        target: str | None = None,
+        **more: ColumnSpec,
+    ):
+        if target is not None and not isinstance(target, str):
+            raise SchemaError(
+                f"Table(target=...) names the target column and must be a str; got {target!r}. "
+                "To declare a column called 'target', write Table({'target': kind})."
+            )
         specs: dict[str, ColumnSpec] = {**(columns or {}), **more}
         kinds: dict[str, ColumnKind] = {}
         primary_key: list[str] = []
@@ -138,6 +154,7 @@ class Table:
         object.__setattr__(self, "primary_key", tuple(primary_key))
         object.__setattr__(self, "foreign_keys", foreign_keys)
         object.__setattr__(self, "inferred", frozenset())
+        object.__setattr__(self, "target", target)
 
     @property
     def columns(self) -> list[str]:
@@ -145,7 +162,7 @@ class Table:
 
     def with_inferred(self, inferred: Mapping[str, ColumnKind]) -> Table:
         """This table plus columns whose kinds were inferred from data (in the given order)."""
-        new = Table()
+        new = Table(target=self.target)
         object.__setattr__(new, "kinds", {**self.kinds, **inferred})
         object.__setattr__(new, "primary_key", self.primary_key)
         object.__setattr__(new, "foreign_keys", dict(self.foreign_keys))
@@ -154,7 +171,7 @@ class Table:
 
     def ordered(self, order: list[str]) -> Table:
         """The same table with its columns in ``order`` (the data's column order)."""
-        new = Table()
+        new = Table(target=self.target)
         object.__setattr__(new, "kinds", {c: self.kinds[c] for c in order})
         object.__setattr__(new, "primary_key", self.primary_key)
         object.__setattr__(new, "foreign_keys", dict(self.foreign_keys))
@@ -183,16 +200,18 @@ class Table:
                 if c not in self.primary_key and c not in self.foreign_keys and c not in self.inferred
             },
         }
+        if self.target is not None:
+            out["target"] = self.target
         return out
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any], where: str) -> Table:
         """Build a table from the schema file's layout (see ``Schema.from_dict``)."""
-        unknown = set(spec) - {"primary_key", "foreign_keys", "columns"}
+        unknown = set(spec) - {"primary_key", "foreign_keys", "columns", "target"}
         if unknown:
             raise SchemaError(
                 f"{where}: unknown entries {sorted(unknown)}; a table takes 'primary_key', "
-                "'foreign_keys' and 'columns'."
+                "'foreign_keys', 'columns' and 'target'."
             )
         pk = spec.get("primary_key") or []
         pk = [str(pk)] if isinstance(pk, str) else [str(c) for c in pk]
@@ -216,7 +235,8 @@ class Table:
         for name, kind in (spec.get("columns") or {}).items():
             if str(name) not in specs:
                 specs[str(name)] = ColumnKind.parse(kind, f"{where}, column {name!r}")
-        return cls(specs)
+        target = spec.get("target")
+        return cls(specs, target=None if target is None else str(target))
 
 
 class Schema(Mapping[str, Table]):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from reportgen.metrics.alpha_beta import AlphaBetaResult, compute_alpha_beta
 from reportgen.metrics.correlation import CorrelationResult, compute_correlation
 from reportgen.metrics.distributions import DistributionsResult, compute_distributions
 from reportgen.metrics.overview import OverviewResult, compute_overview
@@ -11,12 +12,15 @@ from reportgen.metrics.privacy import PrivacyResult, compute_privacy
 from reportgen.metrics.registry import Section, register
 from reportgen.metrics.relational import RelationalResult, compute_relational
 from reportgen.metrics.similarity import SimilarityResult, compute_similarity
+from reportgen.metrics.utility import UtilityResult, compute_utility
+from reportgen.render.alpha_beta_figures import alpha_beta_figure
 from reportgen.render.correlation_figures import correlation_figures
 from reportgen.render.distribution_figures import column_figure, pair_figure
 from reportgen.render.privacy_figures import privacy_figure
 from reportgen.render.relational_figures import cardinality_figures
 from reportgen.render.schema_diagram import schema_figure
 from reportgen.render.similarity_figures import similarity_heatmap
+from reportgen.render.utility_figures import utility_figure
 from reportgen.results import SectionResult
 
 
@@ -130,5 +134,42 @@ PRIVACY = register(
         compute=compute_privacy,
         template="sections/privacy.html.j2",
         figures=_privacy_figures,
+    )
+)
+
+
+def _alpha_beta_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, AlphaBetaResult)
+    return {f"alpha_beta:{i}": alpha_beta_figure(t) for i, t in enumerate(result.tables)}
+
+
+ALPHA_BETA = register(
+    Section(
+        name="alpha_beta",
+        title="Sample-level fidelity and authenticity (α-precision, β-recall)",  # noqa: RUF001
+        order=55,
+        result_type=AlphaBetaResult,
+        compute=compute_alpha_beta,
+        template="sections/alpha_beta.html.j2",
+        figures=_alpha_beta_figures,
+    )
+)
+
+
+def _utility_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, UtilityResult)
+    figures = {f"utility:{i}": utility_figure(t) for i, t in enumerate(result.tables)}
+    return {key: fig for key, fig in figures.items() if fig is not None}
+
+
+UTILITY = register(
+    Section(
+        name="utility",
+        title="Utility: models trained on synthetic data",
+        order=60,
+        result_type=UtilityResult,
+        compute=compute_utility,
+        template="sections/utility.html.j2",
+        figures=_utility_figures,
     )
 )

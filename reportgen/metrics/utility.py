@@ -1,0 +1,444 @@
+"""Utility: train on synthetic, test on real (TSTR) and Synthetic Ranking Agreement (METRICS.md 11).
+
+After Jordon, Yoon and van der Schaar, "Measuring the quality of Synthetic data for use in
+competitions" (KDD 2018). For each table with a target column, twelve model families
+(``reportgen.metrics.utility_models``) are each fitted three times:
+
+- ``R_i``: trained on the real training data ``T``, scored on the holdout ``H``;
+- ``S_i``: trained on one half of the synthetic data ``S``, scored on the other half;
+- ``TSTR_i``: trained on ``S``, scored on ``H``.
+
+The score is AUROC for a categorical or boolean target (one-vs-rest macro average for more than two
+classes) and R^2 for a numeric one. The table shows ``TSTR = mean_i TSTR_i`` beside the real
+baseline ``mean_i R_i`` (over the same models), and
+``SRA = 1/(k(k-1)) * sum over i != j of [(R_i - R_j) * (S_i - S_j) > 0]`` over the ``k`` models
+that have both ``R_i`` and ``S_i`` (ties count 0).
+
+Choices, stated in the report:
+
+- Without a holdout, ``H`` is a seeded 30% of the training rows and ``R_i`` is trained on the other
+  70%; the generator has seen those rows, so TSTR can flatter a generator that copies them.
+- Rows whose target is missing are left out; each role is then capped at ``n_max_utility`` rows
+  (uniform, seeded). The synthetic halves of ``S_i`` are a seeded random split.
+- A comparison that cannot be scored (one class or a constant target on one side, no target values
+  in the synthetic data) marks its models with the reason; a model that fails is marked with its
+  error. Marked models are left out of the means and of SRA.
+- The 36 fits run in parallel threads, one per available core, with BLAS and OpenMP held to one
+  thread each; every model's ``random_state`` derives from the report's seed, so the numbers do not
+  depend on the number of cores.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, cpu_count, delayed
+from pydantic import BaseModel, Field
+from scipy.stats import rankdata
+from sklearn.exceptions import ConvergenceWarning
+from threadpoolctl import threadpool_limits
+
+from reportgen.context import EvaluationContext
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.metrics import utility_models
+from reportgen.metrics.registry import MetricNotComputed
+from reportgen.metrics.targets import Task, task_of
+from reportgen.metrics.utility_models import Family, UndefinedScore
+from reportgen.results import SectionResult
+from reportgen.seeding import derived_seed
+
+HOLDOUT_SHARE = 0.3
+# Threads rather than processes: on adult (2 cores, 20,000 rows a role) the section took 25-27 s in
+# threads and 29-31 s in loky processes, which pay for starting, importing and copying the data; the
+# numbers are identical. Threads also let one filter silence ConvergenceWarning for every fit.
+# Compare with: python benchmarks/bench_utility.py --backend loky
+_BACKEND = "threading"
+MAX_CLASSES = 50
+NEAR_CHANCE = 0.05  # S_i this close to a guess for every model: their ranking is noise
+MIN_ROWS = 10  # rows on each side of a comparison; fewer cannot fit twelve models meaningfully
+Comparison = Literal["real", "synthetic", "tstr"]
+_SCORE_NAMES = {"real": "R_i", "synthetic": "S_i", "tstr": "TSTR_i"}
+
+
+class ModelScore(BaseModel):
+    """One model family's three scores, its ranks by ``R_i`` and by ``S_i``, and what went wrong."""
+
+    model: str = Field(description="Model family.")
+    estimator: str = Field(description="The scikit-learn class fitted.")
+    real: float | None = Field(description="R_i: trained on real training rows, scored on the holdout.")
+    synthetic: float | None = Field(
+        description="S_i: trained on one half of the synthetic rows, scored on the other half."
+    )
+    tstr: float | None = Field(description="TSTR_i: trained on the synthetic rows, scored on the holdout.")
+    rank_real: int | None = Field(default=None, ge=1, description="Rank by R_i among SRA's models (1 best).")
+    rank_synthetic: int | None = Field(default=None, ge=1, description="Rank by S_i among SRA's models.")
+    notes: list[str] = Field(default_factory=list, description="Why a score is missing, or a caveat.")
+
+
+class TableUtility(BaseModel):
+    """TSTR, the real baseline and SRA of one table's target."""
+
+    table: str
+    target: str
+    task: Literal["classification", "regression"]
+    metric: Literal["AUROC", "R2"]
+    n_classes: int | None = Field(default=None, description="Classes in the real training target.")
+    features: list[str] = Field(description="Columns the models learn from.")
+    rows: dict[str, int] = Field(description="Rows used per role, after the n_max_utility cap.")
+    holdout: Literal["given", "split"] = Field(
+        description="'split': no holdout was given, so it is a seeded share of the training rows."
+    )
+    models: list[ModelScore] = Field(description="Ordered by R_i, best first.")
+    tstr: float | None = Field(description="Mean TSTR_i over the models with TSTR_i and R_i.")
+    real_baseline: float | None = Field(
+        description="Mean R_i over the same models (over all models with R_i when none has TSTR_i)."
+    )
+    sra: float | None = Field(ge=0, le=1, description="Synthetic Ranking Agreement of R_i and S_i.")
+    n_ranked: int = Field(ge=0, description="Models with both R_i and S_i: the k of SRA.")
+    messages: list[str] = Field(default_factory=list, description="Problems with the target or the data.")
+
+
+class UtilityResult(SectionResult):
+    """The utility section: one entry per table with a target, and the tables skipped with why."""
+
+    tables: list[TableUtility]
+    skipped: dict[str, str] = Field(default_factory=dict, description="Tables not measured, and why.")
+    n_max: int = Field(description="Cap on the rows of each role (n_max_utility).")
+    holdout_share: float = Field(description="Share of training rows held out when no holdout is given.")
+
+
+def sra(real: Sequence[float], synthetic: Sequence[float]) -> float | None:
+    """Synthetic Ranking Agreement: the share of ordered model pairs that both scores order alike.
+
+    ``1/(k(k-1)) * sum over i != j of [(R_i - R_j) * (S_i - S_j) > 0]``; a tie on either side counts
+    0. None for fewer than two models.
+    """
+    r, s = np.asarray(real, dtype=float), np.asarray(synthetic, dtype=float)
+    if r.shape != s.shape or r.ndim != 1:
+        raise ValueError(f"sra needs two score vectors of one length; got shapes {r.shape} and {s.shape}.")
+    k = len(r)
+    if k < 2:
+        return None
+    agree = (r[:, None] - r[None, :]) * (s[:, None] - s[None, :]) > 0
+    return float(agree.sum() / (k * (k - 1)))
+
+
+def compute_utility(ctx: EvaluationContext) -> UtilityResult:
+    """The utility section of the report."""
+    targets = dict(ctx.settings.targets or {})
+    if not targets:
+        raise MetricNotComputed(
+            "no target column was given. Name one per table with report(..., targets={table: column}), "
+            "--target TABLE=COLUMN on the command line, or target: in the schema"
+        )
+    tables: list[TableUtility] = []
+    skipped: dict[str, str] = {}
+    for name in ctx.table_names:
+        if name not in targets:
+            skipped[name] = "no target column was given for this table"
+            continue
+        measured = _table_utility(ctx, name, targets[name])
+        if isinstance(measured, str):
+            skipped[name] = measured
+        else:
+            tables.append(measured)
+    if not tables:
+        raise MetricNotComputed("; ".join(f"table {name!r}: {reason}" for name, reason in skipped.items()))
+    return UtilityResult(
+        section="utility",
+        tables=tables,
+        skipped=skipped,
+        n_max=ctx.settings.n_max_utility,
+        holdout_share=HOLDOUT_SHARE,
+    )
+
+
+# -- the data of one table ---------------------------------------------------------------------
+@dataclass
+class _Side:
+    """The features and the target of one side of a comparison."""
+
+    label: str
+    x: pd.DataFrame
+    y: np.ndarray
+
+
+@dataclass
+class _Job:
+    family: int
+    comparison: Comparison
+    seed: int
+
+
+def _table_utility(ctx: EvaluationContext, name: str, target: str) -> TableUtility | str:
+    prep = ctx.table(name)
+    if target not in prep.compared_columns:
+        return f"the target column {target!r} cannot be used: {prep.excluded.get(target, 'not compared')}"
+    kinds = {c: prep.schema.kinds[c] for c in prep.compared_columns if c != target}
+    if not kinds:
+        return f"no column besides the target {target!r} to learn from (keys and free text are not features)"
+    task = task_of(prep.schema.kinds[target])
+    messages: list[str] = []
+    real, holdout, synth, holdout_kind = _rows(ctx, name, target, messages)
+    halves = ctx.rng(f"utility-halves:{name}").permutation(len(synth))
+    half = len(synth) // 2
+    synth_a, synth_b = synth.iloc[np.sort(halves[:half])], synth.iloc[np.sort(halves[half:])]
+
+    def side(label: str, frame: pd.DataFrame) -> _Side:
+        x = utility_models.feature_frame(frame, kinds)
+        values = frame[target]
+        y = values.to_numpy(dtype=float) if task == "regression" else values.to_numpy(dtype=object)
+        return _Side(label, x, y)
+
+    holdout_side = side("the holdout" if holdout_kind == "given" else "the held-out training rows", holdout)
+    comparisons: dict[Comparison, tuple[_Side, _Side]] = {
+        "real": (side("the real training data", real), holdout_side),
+        "synthetic": (side("the first synthetic half", synth_a), side("the second synthetic half", synth_b)),
+        "tstr": (side("the synthetic data", synth), holdout_side),
+    }
+    n_classes = None
+    if task == "classification":
+        n_classes = len(np.unique(comparisons["real"][0].y))
+        if n_classes > MAX_CLASSES:
+            return (
+                f"the target {target!r} has {n_classes} classes in the training data, more than the "
+                f"{MAX_CLASSES} the utility models handle; choose a coarser target"
+            )
+        messages += _class_messages(comparisons["real"][0].y, comparisons["tstr"][0].y)
+    problems = {key: _problem(fit, scored, task) for key, (fit, scored) in comparisons.items()}
+    if len(synth) == 0:
+        problems["synthetic"] = problems["tstr"] = f"the synthetic data has no {target!r} value at all"
+    for key, problem in problems.items():
+        if problem is not None:
+            messages.append(f"{_SCORE_NAMES[key]} not computed for any model: {problem}.")
+    families = utility_models.FAMILIES
+    models = _model_scores(families, task, _fit_all(ctx, name, task, families, comparisons, problems))
+    ranked = [m for m in models if m.real is not None and m.synthetic is not None]
+    paired = [m for m in models if m.real is not None and m.tstr is not None]
+    if len(ranked) > 1 and _all_near_chance([m.synthetic for m in ranked], task):  # type: ignore[misc]
+        messages.append(
+            "Every model trained on one synthetic half scores about as well as a guess on the other "
+            "half, so their ranking by S is noise and SRA does not measure agreement here."
+        )
+    return TableUtility(
+        table=name,
+        target=target,
+        task=task,
+        metric="AUROC" if task == "classification" else "R2",
+        n_classes=n_classes,
+        features=list(kinds),
+        rows={"training": len(real), "holdout": len(holdout), "synthetic": len(synth)},
+        holdout=holdout_kind,
+        models=models,
+        tstr=_mean([m.tstr for m in paired]),
+        real_baseline=_mean([m.real for m in paired or models]),
+        sra=sra([m.real for m in ranked], [m.synthetic for m in ranked]),  # type: ignore[misc]
+        n_ranked=len(ranked),
+        messages=messages,
+    )
+
+
+def _rows(
+    ctx: EvaluationContext, name: str, target: str, messages: list[str]
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, Literal["given", "split"]]:
+    """Training, holdout and synthetic rows with a target value, capped; the holdout split if none."""
+    prep = ctx.table(name)
+    rng = ctx.rng(f"utility:{name}")
+    frames: dict[str, pd.DataFrame] = {}
+    for role in (TRAIN, TEST, SYNTH):
+        frame = prep.frame(role)
+        if frame is None:
+            continue
+        present = frame[target].notna()
+        if not present.all():
+            messages.append(
+                f"{int((~present).sum()):,} of {len(frame):,} {role} rows have no {target!r} value and "
+                "were left out."
+            )
+        frames[role] = frame[present.to_numpy()]
+    real = frames[TRAIN]
+    holdout_kind: Literal["given", "split"] = "given" if TEST in frames else "split"
+    if TEST in frames:
+        holdout = frames[TEST]
+    else:
+        order = rng.permutation(len(real))
+        n_holdout = round(HOLDOUT_SHARE * len(real))
+        holdout = real.iloc[np.sort(order[:n_holdout])]
+        real = real.iloc[np.sort(order[n_holdout:])]
+    n_max = ctx.settings.n_max_utility
+    real, holdout, synth = (_capped(f, n_max, rng) for f in (real, holdout, frames[SYNTH]))
+    return real, holdout, synth, holdout_kind
+
+
+def _capped(frame: pd.DataFrame, n_max: int, rng: np.random.Generator) -> pd.DataFrame:
+    if len(frame) <= n_max:
+        return frame
+    return frame.iloc[np.sort(rng.choice(len(frame), n_max, replace=False))]
+
+
+def _class_messages(real: np.ndarray, synth: np.ndarray) -> list[str]:
+    missing = sorted(set(real) - set(synth))
+    extra = sorted(set(synth) - set(real))
+    messages = []
+    if missing and len(synth):
+        messages.append(
+            f"{_classes(missing)} of the real training data never {_verb(missing, 'occur')} in the synthetic "
+            f"data: models trained on it cannot predict {'them' if len(missing) > 1 else 'it'} (a guess, "
+            "AUROC 0.5, for that class)."
+        )
+    if extra:
+        messages.append(
+            f"{_classes(extra)} {_verb(extra, 'occur')} in the synthetic data but not in the real "
+            "training data."
+        )
+    return messages
+
+
+def _classes(values: Sequence[Any], limit: int = 5) -> str:
+    shown = ", ".join(repr(str(v)) for v in values[:limit])
+    more = f" and {len(values) - limit} more" if len(values) > limit else ""
+    return f"Class{'es' if len(values) > 1 else ''} {shown}{more}"
+
+
+def _verb(values: Sequence[Any], verb: str) -> str:
+    return verb if len(values) > 1 else verb + "s"
+
+
+def _problem(fit: _Side, scored: _Side, task: Task) -> str | None:
+    """Why a comparison cannot be scored at all, or None."""
+    for which, part in (("train on", fit), ("score on", scored)):
+        if len(part.y) < MIN_ROWS:
+            return f"too few rows to {which} ({len(part.y)} in {part.label}; {MIN_ROWS} needed)"
+    for which, part in (("learn from", fit), ("score against", scored)):
+        values = np.unique(part.y)
+        if len(values) < 2:
+            what = f"only one class ({str(values[0])!r})" if task == "classification" else "a constant target"
+            return f"{part.label} has {what}: nothing to {which}"
+    return None
+
+
+def _all_near_chance(scores: Sequence[float], task: Task) -> bool:
+    """Whether every S_i is within ``NEAR_CHANCE`` of a guess (AUROC 0.5, R^2 0)."""
+    guess = 0.5 if task == "classification" else 0.0
+    return all(abs(v - guess) < NEAR_CHANCE for v in scores)
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return float(np.mean(present)) if present else None
+
+
+# -- fitting -----------------------------------------------------------------------------------
+_Outcome = tuple[float | None, str | None]
+
+
+def _fit_all(
+    ctx: EvaluationContext,
+    name: str,
+    task: Task,
+    families: Sequence[Family],
+    comparisons: dict[Comparison, tuple[_Side, _Side]],
+    problems: dict[Comparison, str | None],
+) -> dict[tuple[int, str], _Outcome]:
+    """Every (family, comparison) fitted and scored, in parallel; marked ones carry their reason."""
+    outcomes: dict[tuple[int, str], _Outcome] = {}
+    matrices: dict[Comparison, tuple[np.ndarray, np.ndarray]] = {}
+    for key, (fit, scored) in comparisons.items():
+        if problems[key] is not None:
+            marked = (None, "not computed (a problem with the data, see the table's messages)")
+            outcomes |= {(i, key): marked for i in range(len(families))}
+            continue
+        prep = utility_models.preprocessor(
+            {c: ctx.table(name).schema.kinds[c] for c in fit.x.columns}, ctx.settings.max_categories
+        )
+        matrices[key] = (prep.fit_transform(fit.x), prep.transform(scored.x))
+    jobs = [
+        _Job(i, key, derived_seed(ctx.settings.seed, f"utility:{name}:{family.name}"))
+        for i, family in enumerate(families)
+        for key in matrices
+    ]
+    jobs.sort(key=lambda j: -families[j.family].cost * len(comparisons[j.comparison][0].y))
+    if not jobs:
+        return outcomes
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ConvergenceWarning)  # read from the model instead
+        results = Parallel(n_jobs=min(cpu_count(), len(jobs)), backend=_BACKEND)(
+            delayed(_fit_and_score)(
+                families[job.family],
+                task,
+                job.seed,
+                matrices[job.comparison][0],
+                comparisons[job.comparison][0].y,
+                matrices[job.comparison][1],
+                comparisons[job.comparison][1].y,
+            )
+            for job in jobs
+        )
+    outcomes |= {(job.family, job.comparison): result for job, result in zip(jobs, results, strict=True)}
+    return outcomes
+
+
+def _fit_and_score(
+    family: Family, task: Task, seed: int, x_fit: np.ndarray, y_fit: np.ndarray, x: np.ndarray, y: np.ndarray
+) -> _Outcome:
+    model = family.make(task, seed)
+    try:
+        model.fit(x_fit, y_fit)
+        value = utility_models.score(model, x, y, task)
+    except UndefinedScore as undefined:
+        return None, str(undefined)
+    except Exception as error:  # a model's own failure is reported in its row, not raised
+        return None, f"failed: {type(error).__name__}: {_first_line(error)}"
+    if not math.isfinite(value):
+        return None, "the score is not a finite number"
+    return value, "did not converge" if utility_models.did_not_converge(model) else None
+
+
+def _first_line(error: Exception, limit: int = 160) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else "no message"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _model_scores(
+    families: Sequence[Family], task: Task, outcomes: dict[tuple[int, str], _Outcome]
+) -> list[ModelScore]:
+    models = []
+    for i, family in enumerate(families):
+        notes = []
+        for key, what in (("real", "R"), ("synthetic", "S"), ("tstr", "TSTR")):
+            note = outcomes[(i, key)][1]
+            if note is not None:
+                notes.append(f"{what}: {note}")
+        models.append(
+            ModelScore(
+                model=family.name,
+                estimator=family.estimator_name(task),
+                real=outcomes[(i, "real")][0],
+                synthetic=outcomes[(i, "synthetic")][0],
+                tstr=outcomes[(i, "tstr")][0],
+                notes=_merged(notes),
+            )
+        )
+    ranked = [m for m in models if m.real is not None and m.synthetic is not None]
+    if ranked:
+        by_real = rankdata([-m.real for m in ranked], method="min")  # type: ignore[operator]
+        by_synth = rankdata([-m.synthetic for m in ranked], method="min")  # type: ignore[operator]
+        for m, r, s in zip(ranked, by_real, by_synth, strict=True):
+            m.rank_real, m.rank_synthetic = int(r), int(s)
+    order = {id(m): i for i, m in enumerate(models)}
+    return sorted(models, key=lambda m: (m.real is None, -(m.real or 0.0), order[id(m)]))
+
+
+def _merged(notes: list[str]) -> list[str]:
+    """'R: x', 'S: x', 'TSTR: x' read as one note 'R, S, TSTR: x'."""
+    by_text: dict[str, list[str]] = {}
+    for note in notes:
+        which, text = note.split(": ", 1)
+        by_text.setdefault(text, []).append(which)
+    return [f"{', '.join(which)}: {text}" for text, which in by_text.items()]

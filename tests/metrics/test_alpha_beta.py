@@ -1,0 +1,220 @@
+"""alpha-precision, beta-recall and authenticity: the paper's toy experiments and exact oracles."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from reportgen.api import prepare_context
+from reportgen.data.schema import ColumnKind
+from reportgen.distance_space import DistanceSpace
+from reportgen.metrics.alpha_beta import AlphaBetaResult, compute_alpha_beta
+from reportgen.neighbours import brute_force_knn
+from reportgen.privacy.alpha_beta import (
+    LEVELS,
+    RealReference,
+    RowFlags,
+    beta_recall,
+    integrated,
+    row_scores,
+    sample_scores,
+    subsample,
+)
+from reportgen.privacy.one_class import OneClassConfig, fit_one_class
+from reportgen.settings import ReportSettings
+
+D = 8
+
+
+def frame(x: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(x, columns=[f"x{i}" for i in range(x.shape[1])])
+
+
+def measure_sets(train: np.ndarray, sets: dict[str, np.ndarray], seed: int = 0) -> dict:
+    """Train the network once on ``train`` (raw numbers), then score every set as the section does."""
+    space = DistanceSpace.fit(frame(train), {f"x{i}": ColumnKind.NUMERIC for i in range(train.shape[1])})
+    rng = np.random.default_rng(seed)
+    embedding = fit_one_class(space.transform(frame(train)), rng)
+    embedded = {name: embedding.transform(space.transform(frame(x))) for name, x in sets.items()}
+    m = min(len(train), *(len(x) for x in embedded.values()))
+    real = RealReference.of(embedding.transform(space.transform(frame(train))), embedding.centre, m, rng)
+    return {
+        name: sample_scores(real, row_scores(real, x), subsample(x, m, rng)) for name, x in embedded.items()
+    }
+
+
+@pytest.fixture(scope="module")
+def gaussian_shift():
+    rng = np.random.default_rng(1)
+    n = 2000
+    train = rng.normal(size=(n, D))
+    sets = {mu: rng.normal(mu, 1, size=(n, D)) for mu in (0.0, 0.5, 1.0)}
+    copies = train[rng.choice(n, n // 2, replace=False)]
+    sets["half copies"] = np.vstack([copies, rng.normal(size=(n - n // 2, D))])
+    return measure_sets(train, sets)
+
+
+def test_precision_and_recall_are_near_one_for_the_same_distribution_and_fall_with_the_shift(gaussian_shift):
+    ip = [gaussian_shift[mu].ip_alpha for mu in (0.0, 0.5, 1.0)]
+    ir = [gaussian_shift[mu].ir_beta for mu in (0.0, 0.5, 1.0)]
+    assert ip[0] > 0.9 and ir[0] > 0.75, (ip, ir)
+    assert ip[0] - ip[1] > 0.1 and ip[1] - ip[2] > 0.2, ip
+    assert ir[0] - ir[1] > 0.1 and ir[1] - ir[2] > 0.2, ir
+
+
+def test_copies_of_training_rows_lower_the_authenticity(gaussian_shift):
+    fresh, copied = gaussian_shift[0.0].authenticity, gaussian_shift["half copies"].authenticity
+    assert copied < fresh - 0.15, (fresh, copied)
+    assert copied < 0.5 * fresh + 0.05  # the copies are never authentic; the fresh half scores as a fresh set
+
+
+def test_a_mode_between_two_real_modes_is_caught_at_small_alpha_and_a_dropped_mode_by_recall():
+    rng = np.random.default_rng(2)
+    n = 1500
+
+    def two_modes(k):
+        return np.where(rng.random(k)[:, None] < 0.5, -2.0, 2.0) + rng.normal(size=(k, D))
+
+    scores = measure_sets(
+        two_modes(n),
+        {
+            "fresh": two_modes(n),
+            "between": rng.normal(size=(n, D)),
+            "one mode": 2.0 + rng.normal(size=(n, D)),
+        },
+    )
+    at = {name: np.asarray(s.curves.precision)[LEVELS <= 0.25] for name, s in scores.items()}
+    small = LEVELS[LEVELS <= 0.25]
+    # synthetic rows in the empty region between the modes land in the densest part of the embedding
+    assert np.mean(np.abs(at["fresh"] - small)) < 0.05
+    assert np.mean(at["between"] - small) > 0.4
+    assert scores["between"].ip_alpha < scores["fresh"].ip_alpha - 0.3
+    # one real mode left out: precision stays fair, recall drops
+    assert scores["one mode"].ir_beta < scores["fresh"].ir_beta - 0.2
+    assert scores["one mode"].ip_alpha > scores["one mode"].ir_beta
+
+
+def test_same_seed_same_numbers_other_seed_other_network():
+    rng = np.random.default_rng(3)
+    train, synth = rng.normal(size=(600, D)), rng.normal(0.3, 1, size=(600, D))
+    a, b = measure_sets(train, {"s": synth}, seed=5), measure_sets(train, {"s": synth}, seed=5)
+    assert a["s"].model_dump() == b["s"].model_dump()
+    c = measure_sets(train, {"s": synth}, seed=6)
+    assert c["s"].model_dump() != a["s"].model_dump()
+
+
+def test_training_leaves_torch_global_state_alone():
+    threads, state = torch.get_num_threads(), torch.random.get_rng_state()
+    deterministic = torch.are_deterministic_algorithms_enabled()
+    fit_one_class(np.random.default_rng(0).normal(size=(200, 4)).astype(np.float32), np.random.default_rng(0))
+    assert torch.get_num_threads() == threads
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert torch.are_deterministic_algorithms_enabled() == deterministic
+
+
+def test_the_network_is_as_specified_and_early_stopping_keeps_the_best_epoch():
+    x = np.random.default_rng(0).normal(size=(500, 6)).astype(np.float32)
+    embedding = fit_one_class(x, np.random.default_rng(0), OneClassConfig(max_epochs=40, patience=3))
+    linear = [m for m in embedding.network if isinstance(m, torch.nn.Linear)]
+    assert [(m.in_features, m.out_features) for m in linear] == [(6, 32), (32, 32), (32, 32), (32, 25)]
+    assert all(m.bias is None for m in linear)
+    assert sum(isinstance(m, torch.nn.ReLU) for m in embedding.network) == 3
+    t = embedding.training
+    assert (t.training_rows, t.validation_rows) == (400, 100)
+    assert t.epochs == len(t.training_loss) == len(t.validation_loss) <= 40
+    kept = t.validation_loss[t.best_epoch - 1]
+    assert kept == min(t.validation_loss[t.warm_up_epochs - 1 :])
+    assert embedding.transform(x).shape == (500, 25)
+
+
+# -- exact oracles of the metric computations (identity embedding) ------------------------------------
+def brute_force(
+    real: np.ndarray, centre: np.ndarray, generated: np.ndarray, recall_real: np.ndarray, k: int = 5
+):
+    """P_alpha, R_beta and authenticity straight from the definitions, ball by ball."""
+    radius = np.sqrt(((real.astype(np.float64) - centre) ** 2).sum(1))
+    g_radius = np.sqrt(((generated.astype(np.float64) - centre) ** 2).sum(1))
+    precision = [np.mean(g_radius <= np.quantile(radius, a)) for a in LEVELS]
+    c_g = generated.mean(axis=0, dtype=np.float64)
+    to_cg = np.sqrt(((generated.astype(np.float64) - c_g) ** 2).sum(1))
+    nnd = brute_force_knn(recall_real, k=k)[0][:, k - 1]
+    recall = []
+    for b in LEVELS:
+        inside = generated[to_cg <= np.quantile(to_cg, b)]
+        recall.append(np.mean(brute_force_knn(recall_real, inside)[0][:, 0] <= nnd) if len(inside) else 0.0)
+    d, i = brute_force_knn(generated, real)
+    authentic = d[:, 0] > brute_force_knn(real)[0][:, 0][i[:, 0]]
+    return np.array(precision), np.array(recall), authentic
+
+
+@pytest.mark.parametrize("case", ["fresh", "shifted", "collapsed", "with copies"])
+def test_metrics_equal_a_direct_computation_of_the_definitions(case):
+    rng = np.random.default_rng(4)
+    real = rng.normal(size=(300, 3)).astype(np.float32)
+    generated = {
+        "fresh": rng.normal(size=(300, 3)),
+        "shifted": rng.normal(0.7, 1, size=(300, 3)),
+        # many generated rows on few points: most real rows need more than 32 candidates
+        "collapsed": np.repeat(rng.normal(size=(6, 3)), 50, axis=0) + rng.normal(0, 1e-3, size=(300, 3)),
+        "with copies": np.vstack([real[:150], rng.normal(size=(150, 3))]),
+    }[case].astype(np.float32)
+    centre = real.mean(axis=0)
+    reference = RealReference.of(real, centre, m=300, rng=np.random.default_rng(0))
+    rows = row_scores(reference, generated)
+    scores = sample_scores(reference, rows, generated)
+    precision, recall, authentic = brute_force(real, centre, generated, reference.recall_rows)
+    np.testing.assert_allclose(scores.curves.precision, precision)
+    np.testing.assert_allclose(scores.curves.recall, recall)
+    np.testing.assert_array_equal(rows.authentic, authentic)
+    assert scores.authenticity == pytest.approx(authentic.mean())
+    assert scores.ip_alpha == pytest.approx(1 - 2 * np.trapezoid(np.abs(precision - LEVELS), LEVELS))
+    assert scores.ir_beta == pytest.approx(1 - 2 * np.trapezoid(np.abs(recall - LEVELS), LEVELS))
+
+
+def test_the_grid_and_the_integral():
+    assert len(LEVELS[LEVELS > 0]) >= 20 and LEVELS[-1] == 1.0 and LEVELS[0] == 0.0
+    assert integrated(LEVELS) == 1.0
+    assert integrated(np.ones_like(LEVELS)) == pytest.approx(0.0)  # every row in the densest point
+    assert beta_recall(np.zeros((3, 2)), np.zeros(3), np.zeros((0, 2))).tolist() == [0.0] * len(LEVELS)
+
+
+def test_row_flags_round_trip():
+    rng = np.random.default_rng(0)
+    levels, authentic = rng.integers(0, 42, 1001).astype(np.uint8), rng.random(1001) < 0.5
+    flags = RowFlags.model_validate_json(RowFlags.encode(levels, authentic).model_dump_json())
+    decoded_levels, decoded_authentic = flags.decode()
+    np.testing.assert_array_equal(decoded_levels, levels)
+    np.testing.assert_array_equal(decoded_authentic, authentic)
+
+
+# -- the section --------------------------------------------------------------------------------------
+def test_the_section_measures_synthetic_and_holdout_rows_and_keeps_their_flags():
+    rng = np.random.default_rng(5)
+    n = 800
+    people = lambda k: pd.DataFrame(  # noqa: E731
+        {"age": rng.normal(40, 10, k), "hours": rng.normal(38, 5, k), "city": rng.choice(["a", "b", "c"], k)}
+    )
+    train, holdout, synth = people(n), people(n // 2), people(n)
+    ctx = prepare_context(train, holdout, synth, ReportSettings(seed=0))
+    result = compute_alpha_beta(ctx)
+    assert isinstance(result, AlphaBetaResult) and result.status == "ok"
+    (table,) = result.tables
+    assert table.rows == {"training": n, "synthetic": n, "holdout": n // 2}
+    assert table.recall_rows == n // 2 and table.k == 5
+    assert table.holdout is not None and table.holdout.ip_alpha > 0.8
+    assert result.ip_alpha == table.synthetic.ip_alpha and result.weakest["ip_alpha"] == "table"
+    levels, authentic = table.flags.decode()
+    assert len(levels) == len(authentic) == n
+    assert table.not_authentic == int((~authentic).sum())
+    assert table.outside_support == int((levels > np.flatnonzero(np.isclose(LEVELS, 0.95))[0]).sum())
+    assert table.flagged >= max(table.not_authentic, table.outside_support)
+    again = compute_alpha_beta(prepare_context(train, holdout, synth, ReportSettings(seed=0)))
+    assert again.model_dump() == result.model_dump()
+
+
+def test_small_tables_are_skipped_with_the_reason():
+    rng = np.random.default_rng(6)
+    tiny = pd.DataFrame({"x": rng.normal(size=30), "y": rng.normal(size=30)})
+    ctx = prepare_context(tiny, None, tiny, ReportSettings())
+    with pytest.raises(Exception, match="too few rows"):
+        compute_alpha_beta(ctx)

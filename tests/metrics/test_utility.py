@@ -1,0 +1,348 @@
+"""Known-answer tests of the utility section (TSTR, SRA) on data the tests generate."""
+
+from itertools import permutations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reportgen as rg
+from reportgen.api import prepare_context
+from reportgen.cli import main
+from reportgen.data.io import write_folder
+from reportgen.data.schema import Schema, Table
+from reportgen.metrics import utility_models
+from reportgen.metrics.registry import MetricNotComputed
+from reportgen.metrics.utility import UtilityResult, compute_utility, sra
+from reportgen.settings import ReportSettings
+
+NOT_COMPUTED = "not computed (a problem with the data, see the table's messages)"
+FEW = ("Logistic regression", "Random forest", "Gaussian naive Bayes", "Histogram gradient boosting")
+
+
+def people(n: int, rng: np.random.Generator, *, shuffle: bool = False) -> pd.DataFrame:
+    """A binary target that depends on an interaction (trees beat linear models) and a category."""
+    x1, x2, x3 = rng.normal(size=(3, n))
+    city = rng.choice(["Rome", "Oslo", "Lima", "Pune"], n)
+    logit = 2 * x1 * x2 + x3 + (city == "Rome")
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "yes", "no")
+    return pd.DataFrame(
+        {"x1": x1, "x2": x2, "x3": x3, "city": city, "y": rng.permutation(y) if shuffle else y}
+    )
+
+
+def utility(train, test, synth, targets=None, **settings):
+    ctx = prepare_context(train, test, synth, ReportSettings(targets=targets or {"table": "y"}, **settings))
+    return compute_utility(ctx)
+
+
+def interaction(n: int, rng: np.random.Generator, *, shuffle: bool = False) -> pd.DataFrame:
+    """A target that only an interaction predicts: no linear signal for a random direction to catch."""
+    x1, x2, x3 = rng.normal(size=(3, n))
+    y = np.where(x1 * x2 + rng.normal(0, 0.3, n) > 0, "yes", "no")
+    city = rng.choice(["Rome", "Oslo", "Lima", "Pune"], n)
+    return pd.DataFrame(
+        {"x1": x1, "x2": x2, "x3": x3, "city": city, "y": rng.permutation(y) if shuffle else y}
+    )
+
+
+@pytest.fixture
+def few_models(monkeypatch):
+    """A reduced model list (the private test hook): four families, a quarter of the fits."""
+    monkeypatch.setattr(
+        utility_models, "FAMILIES", tuple(f for f in utility_models.FAMILIES if f.name in FEW)
+    )
+
+
+@pytest.fixture
+def only_utility(monkeypatch):
+    """report() computes the overview and this section only: the other sections have their own tests."""
+    import reportgen.api
+    from reportgen.metrics.registry import sections
+
+    kept = [s for s in sections() if s.name in ("overview", "utility")]
+    monkeypatch.setattr(reportgen.api, "sections", lambda: kept)
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(0)
+    return people(3000, rng), people(3000, rng), people(3000, rng)
+
+
+# -- SRA -----------------------------------------------------------------------------------------
+def test_sra_equals_a_hand_computation_with_ties():
+    real = [0.9, 0.8, 0.8, 0.7]
+    synth = [0.85, 0.86, 0.6, 0.6]
+    # unordered pairs: (0,1) disagree, (0,2) agree, (0,3) agree, (1,2) tie in R, (1,3) agree,
+    # (2,3) tie in S: 3 agreeing pairs, 6 ordered ones, over k(k-1) = 12
+    assert sra(real, synth) == pytest.approx(6 / 12)
+    assert sra(real, real) == pytest.approx(10 / 12)  # the tie (1,2) counts 0 even against itself
+    assert sra([0.9, 0.8, 0.7], [0.5, 0.4, 0.3]) == 1.0
+    assert sra([0.9, 0.8, 0.7], [0.3, 0.4, 0.5]) == 0.0
+    assert sra([0.5, 0.5, 0.5], [0.1, 0.2, 0.3]) == 0.0  # ties count 0
+    assert sra([0.7], [0.6]) is None
+
+
+def test_sra_equals_the_formula_on_random_vectors():
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        k = int(rng.integers(2, 9))
+        r, s = rng.integers(0, 4, k).astype(float), rng.integers(0, 4, k).astype(float)  # many ties
+        hits = sum((r[i] - r[j]) * (s[i] - s[j]) > 0 for i, j in permutations(range(k), 2))
+        assert sra(r, s) == pytest.approx(hits / (k * (k - 1)))
+
+
+# -- known answers -------------------------------------------------------------------------------
+def test_same_distribution_gives_sra_near_1_and_tstr_near_the_baseline_with_all_12_models(data):
+    train, test, synth = data
+    table = utility(train, test, synth).tables[0]
+    assert len(table.models) == 12 and table.n_ranked == 12
+    assert {m.model for m in table.models} == {f.name for f in utility_models.FAMILIES}
+    assert all(m.real is not None and m.synthetic is not None and m.tstr is not None for m in table.models)
+    assert all(not m.notes for m in table.models), [m.notes for m in table.models]
+    assert (table.task, table.metric, table.n_classes) == ("classification", "AUROC", 2)
+    assert abs(table.tstr - table.real_baseline) < 0.02
+    # an independent sample is the best a generator can do; near-ties between the three linear
+    # models flip at random, so even it stays below 1
+    assert table.sra >= 0.75
+    assert [m.rank_real for m in table.models] == sorted(m.rank_real for m in table.models)
+    assert table.models[0].real == max(m.real for m in table.models)
+
+
+def test_shuffled_labels_give_tstr_near_a_guess(few_models):
+    # AUROC ignores a score's scale, so a linear model fitted to noise still ranks by a random
+    # direction; the target here has no linear signal, so every such direction scores 0.5
+    rng = np.random.default_rng(0)
+    train, test = interaction(2000, rng), interaction(2000, rng)
+    table = utility(train, test, interaction(2000, rng, shuffle=True)).tables[0]
+    assert min(m.real for m in table.models if m.model in FEW[1::2]) > 0.85  # trees learn it
+    assert abs(table.tstr - 0.5) < 0.03
+    assert all(abs(m.tstr - 0.5) < 0.05 for m in table.models)
+
+
+def test_a_numeric_target_is_regressed_and_scored_by_r2(few_models):
+    rng = np.random.default_rng(1)
+
+    def frame(n):
+        x = rng.normal(size=(2, n))
+        group = rng.choice(["a", "b"], n)
+        return pd.DataFrame(
+            {
+                "x1": x[0],
+                "x2": x[1],
+                "group": group,
+                "y": 3 * x[0] + x[1] ** 2 + (group == "a") + rng.normal(0, 0.3, n),
+            }
+        )
+
+    table = utility(frame(1500), frame(1500), frame(1500)).tables[0]
+    assert (table.task, table.metric, table.n_classes) == ("regression", "R2", None)
+    assert table.real_baseline > 0.8 and abs(table.tstr - table.real_baseline) < 0.05
+    assert {m.estimator for m in table.models} == {
+        "Ridge",
+        "RandomForestRegressor",
+        "BayesianRidge",
+        "HistGradientBoostingRegressor",
+    }
+
+
+# -- problems are marked, not raised -------------------------------------------------------------
+def test_a_target_missing_from_the_synthetic_data_marks_the_models(data, few_models):
+    train, test, synth = data
+    table = utility(train[:1000], test[:1000], synth[:1000].assign(y=np.nan)).tables[0]
+    assert all(m.real is not None and m.synthetic is None and m.tstr is None for m in table.models)
+    assert all(m.notes == ["S, TSTR: " + NOT_COMPUTED] for m in table.models)
+    assert "S_i not computed for any model: the synthetic data has no 'y' value at all." in table.messages
+    assert "TSTR_i not computed for any model: the synthetic data has no 'y' value at all." in table.messages
+    assert table.tstr is None and table.sra is None and table.n_ranked == 0
+    assert table.real_baseline is not None
+
+
+def test_a_constant_synthetic_target_marks_the_models(data, few_models):
+    train, test, synth = data
+    table = utility(train[:1000], test[:1000], synth[:1000].assign(y="no")).tables[0]
+    assert all(m.synthetic is None and m.tstr is None and m.real is not None for m in table.models)
+    assert any("only one class ('no')" in msg for msg in table.messages)
+    assert any("Class 'yes' of the real training data never occurs" in msg for msg in table.messages)
+    assert table.sra is None
+
+
+def test_a_constant_real_target_marks_the_models(data, few_models):
+    train, test, synth = data
+    table = utility(train[:1000].assign(y="no"), test[:1000], synth[:1000]).tables[0]
+    assert all(m.real is None for m in table.models)
+    assert any(
+        "R_i not computed for any model: the real training data has only one class" in msg
+        for msg in table.messages
+    )
+
+
+def test_a_class_absent_from_the_synthetic_data_scores_as_a_guess_for_it(few_models):
+    rng = np.random.default_rng(2)
+
+    def frame(n):
+        x = rng.normal(size=n)
+        y = np.select([x < -0.5, x < 0.5], ["low", "mid"], "high")
+        return pd.DataFrame({"x": x, "noise": rng.normal(size=n), "y": y})
+
+    train, test, synth = frame(1500), frame(1500), frame(1500)
+    synth = synth[synth["y"] != "high"]
+    table = utility(train, test, synth).tables[0]
+    assert table.n_classes == 3
+    assert any("Class 'high' of the real training data never occurs" in msg for msg in table.messages)
+    assert all(m.tstr is not None for m in table.models)
+    # the model cannot tell 'high' from the rest: its one-vs-rest AUROC is 0.5, so the macro mean
+    # falls short of the real baseline
+    assert table.tstr < table.real_baseline - 0.1
+
+
+def test_a_target_with_too_many_classes_is_skipped_with_the_reason():
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"x": rng.normal(size=600), "y": [f"c{i % 60}" for i in range(600)]})
+    with pytest.raises(
+        MetricNotComputed, match="table 'table': the target 'y' has 60 classes.*more than the 50"
+    ):
+        utility(frame, None, frame)
+
+
+def test_a_failing_model_is_marked_and_left_out_of_sra(data, monkeypatch):
+    class Broken:
+        def fit(self, x, y):
+            raise ValueError("cannot fit this\nsecond line")
+
+    broken = utility_models.Family("Broken", lambda s: Broken(), lambda s: Broken())
+    kept = tuple(f for f in utility_models.FAMILIES if f.name in FEW[:2])
+    monkeypatch.setattr(utility_models, "FAMILIES", (*kept, broken))
+    train, test, synth = data
+    table = utility(train.iloc[:600], test.iloc[:600], synth.iloc[:600]).tables[0]
+    row = next(m for m in table.models if m.model == "Broken")
+    assert row.real is row.synthetic is row.tstr is None and row.rank_real is None
+    assert row.notes == ["R, S, TSTR: failed: ValueError: cannot fit this"]
+    assert table.n_ranked == 2 and table.models[-1] is row
+
+
+def test_a_model_that_stops_at_its_iteration_cap_is_noted_and_no_warning_leaks(data, monkeypatch):
+    from sklearn.linear_model import LogisticRegression
+
+    slow = utility_models.Family("Capped", lambda s: LogisticRegression(max_iter=1), lambda s: None)
+    monkeypatch.setattr(utility_models, "FAMILIES", (slow,))
+    train, test, synth = data
+    table = utility(train[:1000], test[:1000], synth[:1000]).tables[0]  # a leaked warning would fail
+    assert table.models[0].notes == ["R, S, TSTR: did not converge"]
+    assert table.models[0].tstr is not None
+
+
+# -- tables, targets and settings ----------------------------------------------------------------
+def test_tables_without_a_target_are_skipped_with_a_note(few_models):
+    rng = np.random.default_rng(4)
+    parents = pd.DataFrame({"pid": range(300), "region": rng.choice(["n", "s"], 300)})
+    children = people(1200, rng).assign(pid=rng.integers(0, 300, 1200))
+    schema = Schema(parents=Table(pid=rg.PrimaryKey()), children=Table(pid=rg.ForeignKey(parent="parents")))
+    real = rg.RelationalData({"parents": parents, "children": children}, schema)
+    result = utility(real, None, real, targets={"children": "y"})
+    assert [t.table for t in result.tables] == ["children"]
+    assert result.skipped == {"parents": "no target column was given for this table"}
+    assert "pid" not in result.tables[0].features  # keys are not features
+
+
+def test_no_target_at_all_leaves_the_section_not_computed():
+    rng = np.random.default_rng(5)
+    ctx = prepare_context(people(200, rng), None, people(200, rng), ReportSettings())
+    with pytest.raises(MetricNotComputed, match=r"no target column was given.*--target TABLE=COLUMN"):
+        compute_utility(ctx)
+
+
+def test_unknown_targets_raise_naming_table_and_column(data):
+    train, test, synth = data
+    with pytest.raises(rg.InvalidParameterError, match=r"Table 'table': the target column 'income'.*'x1'"):
+        rg.report(train, test, synth, "never.html", targets={"table": "income"})
+    with pytest.raises(rg.InvalidParameterError, match=r"for table 'people'.*\['table'\].*single DataFrame"):
+        rg.report(train, test, synth, "never.html", targets={"people": "y"})
+    with pytest.raises(rg.InvalidParameterError, match="The 'targets' parameter of report"):
+        rg.report(train, test, synth, "never.html", targets=["y"])
+
+
+def test_an_identifier_cannot_be_the_target():
+    frame = pd.DataFrame({"id": range(100), "x": np.arange(100) % 7, "y": np.arange(100) % 2})
+    schema = Schema(table=Table(id=rg.PrimaryKey()))
+    with pytest.raises(rg.InvalidParameterError, match="Table 'table', column 'id'.*cannot be the target"):
+        prepare_context(frame, None, frame, ReportSettings(targets={"table": "id"}), schema=schema)
+
+
+def test_the_target_can_come_from_the_schema_and_its_file(data, few_models, tmp_path):
+    train, test, synth = data
+    schema = Schema(table=Table(target="y"))
+    result = compute_utility(
+        prepare_context(train[:600], test[:600], synth[:600], ReportSettings(), schema=schema)
+    )
+    assert result.tables[0].target == "y"
+    assert Schema.from_dict(schema.to_dict())["table"].target == "y"
+    assert schema.to_dict()["tables"]["table"]["target"] == "y"
+    assert Table({"target": "categorical"}).kinds["target"].value == "categorical"  # a column called target
+    with pytest.raises(rg.SchemaError, match="the target column 'nope' given in the schema"):
+        prepare_context(train, test, synth, ReportSettings(), schema=Schema(table=Table(target="nope")))
+
+
+def test_without_a_holdout_the_training_rows_are_split_70_30(data, few_models):
+    train, _, synth = data
+    table = utility(train[:2000], None, synth[:2000]).tables[0]
+    assert table.holdout == "split"
+    assert table.rows == {"training": 1400, "holdout": 600, "synthetic": 2000}
+    assert abs(table.tstr - table.real_baseline) < 0.03
+
+
+def test_rows_are_capped_by_n_max_utility(data, few_models):
+    train, test, synth = data
+    result = utility(train, test, synth, n_max_utility=800)
+    assert result.n_max == 800
+    assert result.tables[0].rows == {"training": 800, "holdout": 800, "synthetic": 800}
+
+
+def test_the_same_seed_gives_the_same_numbers(data, few_models):
+    train, test, synth = (d.iloc[:400] for d in data)
+    first = utility(train, test, synth, seed=3)
+    assert first == utility(train, test, synth, seed=3)
+    assert first != utility(train, test, synth, seed=4)
+
+
+def test_the_numbers_do_not_depend_on_the_number_of_cores(data, few_models, monkeypatch):
+    import reportgen.metrics.utility
+
+    train, test, synth = (d.iloc[:400] for d in data)
+    parallel = utility(train, test, synth)
+    monkeypatch.setattr(reportgen.metrics.utility, "cpu_count", lambda: 1)
+    assert utility(train, test, synth) == parallel
+
+
+# -- the page ------------------------------------------------------------------------------------
+def test_the_report_shows_the_section_with_its_figure(tmp_path, only_utility):
+    rng = np.random.default_rng(6)
+    train, test, synth = people(600, rng), people(600, rng), people(600, rng)
+    results = rg.report(train, test, synth, tmp_path / "r.html", targets={"table": "y"}, n_max_utility=500)
+    section = results.sections["utility"]
+    assert isinstance(section, UtilityResult) and section.status == "ok"
+    html = (tmp_path / "r.html").read_text()
+    assert "Utility: models trained on synthetic data" in html
+    assert "Synthetic ranking agreement" in html and "at most 500 per role" in html
+    assert 'alt="Model rankings and scores for y"' in html
+    loaded = rg.ReportResults.load(tmp_path / "r.json")
+    assert loaded.sections["utility"] == section
+    assert loaded.run.settings["targets"] == {"table": "y"} and loaded.run.settings["n_max_utility"] == 500
+
+
+def test_the_command_line_takes_a_target(tmp_path, few_models, only_utility):
+    rng = np.random.default_rng(8)
+    for name, frame in {
+        "train": people(400, rng),
+        "test": people(400, rng),
+        "synth": people(400, rng),
+    }.items():
+        write_folder(rg.RelationalData({"people": frame}), tmp_path / name)
+    args = ["report", "--out", str(tmp_path / "r.html"), "--quiet"]
+    for role in ("train", "test", "synth"):
+        args += [f"--{role}", str(tmp_path / role)]
+    assert main([*args, "--target", "y", "--n-max-utility", "300"]) == 0
+    table = rg.ReportResults.load(tmp_path / "r.json").sections["utility"].tables[0]
+    assert (table.table, table.target, table.rows["training"]) == ("people", "y", 300)
+    assert main([*args, "--target", "people=nope"]) == 2

@@ -1,0 +1,351 @@
+"""The methodology appendix and the glossary: every section, this run's settings, the references."""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from html import unescape
+from html.parser import HTMLParser
+from importlib.resources import files
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen.api import evaluate, prepare_context
+from reportgen.render.environment import environment
+from reportgen.render.formatting import fmt_count
+from reportgen.results import RunInfo
+from reportgen.settings import ReportSettings
+
+# Characters of the page's mathematics that ruff flags as look-alikes of ASCII letters, named here.
+MINUS, ALPHA, BETA, NU = (
+    "\N{MINUS SIGN}",
+    "\N{GREEK SMALL LETTER ALPHA}",
+    "\N{GREEK SMALL LETTER BETA}",
+    "\N{GREEK SMALL LETTER NU}",
+)
+
+HEADINGS = [
+    "Column kinds and missing values",
+    "Sampling and splits",
+    "Univariate and bivariate similarity",
+    "Distribution plots",
+    "Phik correlations",
+    "Relational metrics",
+    "The distance space",
+    "Nearest-neighbour search",
+    "1-NN distances and exact copies",
+    "Proximity ratios and the privacy score",
+    "Maximum similarity (Gower)",
+    "Entity-level views",
+    f"{ALPHA}-precision, {BETA}-recall and authenticity",
+    "Utility: TSTR and synthetic ranking agreement",
+    "Release bars and fingerprints",
+    "References",
+]
+
+REFERENCE_TITLES = [
+    "How Faithful is your Synthetic Data? Sample-level Metrics for Evaluating and Auditing Generative Models",
+    "Measuring the quality of Synthetic data for use in competitions",
+    "aindo.rdml documentation",
+    "A. Skabar, 2024",
+    "A new correlation coefficient between categorical, ordinal and interval variables with Pearson characteristics",
+    "A general coefficient of similarity and some of its properties",
+    "Deep One-Class Classification",
+    "Accuracy and Stability of Numerical Algorithms",
+]
+
+GLOSSARY_TERMS = [
+    "training data", "holdout data", "synthetic data", "reference level", "TVD", "similarity",
+    "KS statistic", "phik", "DCR", "nearest neighbour", "proximity ratio", "privacy score", "risk",
+    "exact copy", "Gower similarity", "entity view", f"{ALPHA}-precision", f"{BETA}-recall", "authenticity", "TSTR",
+    "SRA", "AUROC", "R²", "release bar", "fingerprint", "seed", "orphan", "foreign key", "primary key",
+    "cardinality",
+]  # fmt: skip
+
+# Settings a reader may change, which the appendix must print from the run (never hard-coded).
+PRINTED_SETTINGS = {
+    "n_max_train", "n_max_test", "n_max_synth", "n_max_phik", "max_categories", "n_bins",
+    "min_category_count", "privacy_q", "privacy_repeats", "n_max_gower",
+}  # fmt: skip
+
+CHANGED = ReportSettings(
+    seed=4,
+    n_max_train=5_000,
+    n_max_phik=1_234,
+    max_categories=5,
+    n_bins=7,
+    min_category_count=3,
+    privacy_q=0.25,
+    risk_confidence=1.5,
+    privacy_repeats=3,
+    n_max_gower=150,
+)
+
+
+def frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    rng = np.random.default_rng(11)
+    n = 300
+    real = pd.DataFrame(
+        {
+            "amount": rng.lognormal(3, 1, n),
+            "city": rng.choice(["Rome", "Oslo", "Lima", "Pune", "Kyiv", "Baku", "Doha"], n),
+            "member": rng.choice([True, False], n),
+            "joined": pd.Timestamp("2021-01-01") + pd.to_timedelta(rng.integers(0, 900, n), unit="D"),
+        }
+    )
+    synth = real.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    synth["amount"] = synth["amount"] * rng.normal(1, 0.1, n)
+    return real.iloc[:200], real.iloc[200:], synth
+
+
+def run_with(settings: ReportSettings) -> RunInfo:
+    """The RunInfo that ``report()`` records for these settings (same code path, nothing written)."""
+    train, test, synth = frames()
+    return evaluate(prepare_context(train, test, synth, settings), title="appendix test").run
+
+
+@pytest.fixture(scope="module")
+def default_run() -> RunInfo:
+    return run_with(ReportSettings())
+
+
+@pytest.fixture(scope="module")
+def changed_run() -> RunInfo:
+    return run_with(CHANGED)
+
+
+def render(template: str, run: RunInfo) -> str:
+    return environment().get_template(template).render(run=run)
+
+
+def text_of(html: str) -> str:
+    """The visible text: tags dropped, entities decoded, whitespace collapsed."""
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", "", html))).strip()
+
+
+def shown_settings(html: str) -> dict[str, set[str]]:
+    shown: dict[str, set[str]] = {}
+    for name, value in re.findall(r'<span class="setting" data-setting="(\w+)">([^<]*)</span>', html):
+        shown.setdefault(name, set()).add(unescape(value))
+    return shown
+
+
+def expected_text(value: object) -> str:
+    return fmt_count(value) if isinstance(value, int) else str(value)
+
+
+class Structure(HTMLParser):
+    """Checks that elements nest properly; collects ids, internal links, headings and glossary terms."""
+
+    VOID: ClassVar[set[str]] = {"br", "hr", "img", "meta", "link", "col", "input", "wbr"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.ids: list[str] = []
+        self.links: list[str] = []
+        self.text: dict[str, list[str]] = {"h2": [], "h3": [], "dt": []}
+        self._open: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if attributes.get("id"):
+            self.ids.append(str(attributes["id"]))
+        href = attributes.get("href")
+        if tag == "a" and href and href.startswith("#"):
+            self.links.append(href[1:])
+        if tag in self.text:
+            self._open = tag
+            self.text[tag].append("")
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack and self.stack[-1] == tag, f"</{tag}> closes <{self.stack[-1:]}>"
+        self.stack.pop()
+        if tag == self._open:
+            self._open = None
+
+    def handle_data(self, data: str) -> None:
+        if self._open:
+            self.text[self._open][-1] += data
+
+    @classmethod
+    def of(cls, html: str) -> Structure:
+        parser = cls()
+        parser.feed(html)
+        parser.close()
+        assert parser.stack == [], f"unclosed elements: {parser.stack}"
+        return parser
+
+
+def test_every_section_is_there_in_report_order(default_run):
+    html = render("appendix.html.j2", default_run)
+    assert html.lstrip().startswith('<section class="appendix" id="methodology">')
+    structure = Structure.of(html)
+    assert [" ".join(h.split()) for h in structure.text["h2"]] == ["Methodology"]
+    headings = [" ".join(h.split()) for h in structure.text["h3"]]
+    assert len(headings) == len(HEADINGS)
+    for i, (heading, expected) in enumerate(zip(headings, HEADINGS, strict=True), start=1):
+        assert heading.endswith(expected), (heading, expected)
+        if expected != "References":
+            assert heading == f"A.{i} {expected}"
+
+
+def test_the_settings_shown_are_the_runs(default_run, changed_run):
+    for run in (default_run, changed_run):
+        html = render("appendix.html.j2", run)
+        shown = shown_settings(html)
+        assert set(shown) >= PRINTED_SETTINGS, PRINTED_SETTINGS - set(shown)
+        for name, values in shown.items():
+            assert values == {expected_text(run.settings[name])}, (name, values, run.settings[name])
+        assert ("risk_confidence" in shown) == (run.settings["risk_confidence"] is not None)
+
+
+def test_a_changed_setting_changes_the_page(default_run, changed_run):
+    default, changed = (text_of(render("appendix.html.j2", r)) for r in (default_run, changed_run))
+    assert changed_run.settings["n_bins"] == 7 and default_run.settings["n_bins"] == 20
+    assert "7 quantile bins of the training data" in changed
+    assert "20 quantile bins of the training data" in default
+    assert "fewer than 3 training rows" in changed and "fewer than 10 training rows" in default
+    assert "min(150, |T|, |S|)" in changed and "min(5,000, |T|, |S|)" in default
+    assert "runs 3 times" in changed and "runs 5 times" in default
+    assert "At most 1,234 rows per role" in changed
+    # The floor a full copy scores, 100 q / ((1 + q) / 2), follows privacy_q: 18 at 0.1, 40 at 0.25.
+    assert "= 18 at this run's q" in default and "= 40 at this run's q" in changed
+    assert "c = 1.5" in changed and "risk_confidence is not set in this run" in default
+    assert "seed (4)" in changed and "seed (0)" in default
+
+
+def test_each_reference_is_listed_and_cited(default_run):
+    html = render("appendix.html.j2", default_run)
+    references = html[html.index('id="m-references"') :]
+    for title in REFERENCE_TITLES:
+        assert title in text_of(references), title
+    structure = Structure.of(html)
+    listed = [i for i in structure.ids if i.startswith("ref-")]
+    assert len(listed) == len(set(listed)) >= len(REFERENCE_TITLES)
+    cited = {link for link in structure.links if link.startswith("ref-")}
+    assert cited == set(listed), "every reference is cited somewhere, and every citation is listed"
+    numbers = re.findall(r'<span class="ref-number">\[(\d+)\]</span>', references)
+    assert numbers == [str(i) for i in range(1, len(listed) + 1)]
+
+
+def test_the_glossary_defines_each_term_in_order(default_run):
+    html = render("glossary.html.j2", default_run)
+    assert html.lstrip().startswith('<section class="glossary" id="glossary">')
+    structure = Structure.of(html)
+    assert [" ".join(h.split()) for h in structure.text["h2"]] == ["Glossary"]
+    terms = [" ".join(t.split()) for t in structure.text["dt"]]
+    for term in GLOSSARY_TERMS:
+        assert any(t.lower().startswith(term.lower()) for t in terms), term
+
+    def key(term: str) -> str:
+        return term.lower().replace(ALPHA, "alpha").replace(BETA, "beta").replace("²", "2")
+
+    assert terms == sorted(terms, key=key)
+    definitions = re.findall(r"<dd>(.*?)</dd>", html, flags=re.S)
+    assert len(definitions) == len(terms) and all(text_of(d) for d in definitions)
+
+
+def test_links_resolve_and_ids_are_unique(default_run):
+    both = Structure.of(render("appendix.html.j2", default_run) + render("glossary.html.j2", default_run))
+    assert len(both.ids) == len(set(both.ids))
+    assert set(both.links) <= set(both.ids), set(both.links) - set(both.ids)
+
+
+def test_renders_without_undefined_values_for_older_and_fuller_runs(default_run):
+    older = default_run.model_copy(
+        update={"settings": {k: v for k, v in default_run.settings.items() if k != "n_max_utility"}}
+    )
+    with_target = default_run.model_copy(
+        update={"settings": default_run.settings | {"targets": {"table": "city"}}, "has_holdout": False}
+    )
+    for run in (older, with_target):
+        for template in ("appendix.html.j2", "glossary.html.j2"):
+            html = render(template, run)
+            assert "{{" not in html and "{%" not in html
+            Structure.of(html)
+    assert "table.city" in text_of(render("appendix.html.j2", with_target))
+    assert "none was given for this report" in text_of(render("appendix.html.j2", with_target))
+
+
+def test_both_render_as_includes_of_the_document(default_run):
+    """The document template includes them with ``run`` in scope; the output equals a direct render."""
+    env = environment()
+    for template in ("appendix.html.j2", "glossary.html.j2"):
+        included = env.from_string(f'<main>{{% include "{template}" %}}</main>').render(run=default_run)
+        assert included == f"<main>{render(template, default_run)}</main>"
+
+
+def test_the_constants_written_out_match_the_code(default_run):
+    """Numbers of the appendix that are module constants, not settings: a change in the code shows here."""
+    from reportgen.data.kinds import TEXT_DISTINCT_RATIO, TEXT_MIN_DISTINCT
+    from reportgen.gates import BAR_NAMES, DEFAULT_BARS
+    from reportgen.metrics import alpha_beta as metrics_alpha_beta
+    from reportgen.metrics import correlation, distributions, privacy, relational, utility
+    from reportgen.metrics.utility_models import FAMILIES
+    from reportgen.privacy import alpha_beta, one_class, proximity
+
+    text = text_of(render("appendix.html.j2", default_run))
+    low, high = distributions.PLOT_RANGE
+    config = one_class.OneClassConfig()
+    expected = [
+        f"more than {TEXT_MIN_DISTINCT} distinct values where more than {TEXT_DISTINCT_RATIO:.0%}",
+        f"drawn on {distributions.N_PLOT_BINS} equal-width bins between the {100 * low:g}th and {100 * high:g}th",
+        f"spanning at most {distributions.N_PLOT_BINS} values",
+        f"({distributions.N_PAIR_BINS} quantile bins, or the {distributions.N_PAIR_BINS} most frequent",
+        f"when it has at most {distributions.MAX_PAIR_PLOTS}; otherwise the {distributions.MAX_PAIR_PLOTS} least",
+        f"phik's own rule, {correlation.PHIK_BINS} equal-width bins",
+        f"At most {relational.MAX_BINS} bins: when the {100 * relational.TAIL_QUANTILE:g}th percentile is above "
+        f"{relational.MAX_BINS - 2}",
+        f"They share {proximity.N_HIST_BINS} bins",
+        f"ε = 10{MINUS}{round(-math.log10(proximity.EPS))} is added",
+        f"at least {2 * privacy.MIN_HALF} training and {privacy.MIN_HALF} synthetic rows",
+        f"k = {alpha_beta.K_RECALL}",
+        f"0, 1/{alpha_beta.N_LEVELS}, …, 1",
+        f"1 {MINUS} 2{MINUS}{alpha_beta.K_RECALL} ≈ {1 - 2.0**-alpha_beta.K_RECALL:.2f}",
+        f"{len(config.hidden)} hidden layers of {config.hidden[0]} units with ReLU, an output of {config.output_dim}",
+        f"with {NU} = {config.nu}",
+        f"AdamW (weight decay 10{MINUS}{round(-math.log10(config.weight_decay))}) on "
+        f"{1 - config.validation_share:.0%} of the rows",
+        f"closer to 0 than {one_class.CENTRE_EPS} moved to ±{one_class.CENTRE_EPS}",
+        f"relative 10{MINUS}{round(-math.log10(one_class.MIN_IMPROVEMENT))} for as many epochs as the patience",
+        f"at most {utility.MAX_CLASSES} classes",
+        f"at least {metrics_alpha_beta.MIN_TRAINING_ROWS} training rows (for the 80/20 split) and "
+        f"{metrics_alpha_beta.MIN_GENERATED_ROWS} synthetic rows",
+        f"outside the {ALPHA} = {metrics_alpha_beta.REPORT_ALPHA} support",
+        f"H is a seeded {utility.HOLDOUT_SHARE:.0%} of the training rows and Ri is trained on the other "
+        f"{1 - utility.HOLDOUT_SHARE:.0%}",
+        f"fewer than {utility.MIN_ROWS} rows",
+    ]
+    for phrase in expected:
+        assert phrase in text, phrase
+    assert len(FAMILIES) == 12 and "Twelve families" in text
+    assert len(set(config.hidden)) == 1
+    assert DEFAULT_BARS == {"privacy": 80.0} and "privacy score must be at least 80" in text
+    for name in BAR_NAMES:
+        assert f"{name} (" in text, f"release bar {name!r} is not described"
+
+
+def test_the_styles_lay_out_cleanly_in_weasyprint(default_run, caplog):
+    """The two sections with report.css and appendix.css make a PDF without CSS or layout warnings."""
+    from weasyprint import HTML
+
+    styles = "".join(
+        files("reportgen").joinpath(f"templates/{name}").read_text(encoding="utf-8")
+        for name in ("report.css", "appendix.css")
+    )
+    body = render("appendix.html.j2", default_run) + render("glossary.html.j2", default_run)
+    document = (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>t</title>'
+        f"<style>{styles}</style></head><body>{body}</body></html>"
+    )
+    with caplog.at_level(logging.WARNING, logger="weasyprint"):
+        pdf = HTML(string=document).write_pdf()
+    assert pdf.startswith(b"%PDF")
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("weasyprint")] == []
