@@ -89,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
         help="release bar on a headline score, repeatable (e.g. privacy=80 similarity=85); exit 3 if not met",
     )
     rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
+    rep.add_argument(
+        "--config", metavar="FILE", help="release configuration (YAML or JSON) with fail_under bars"
+    )
     _add_quiet(rep)
     rep.set_defaults(run=_run_report)
 
@@ -179,9 +182,11 @@ def _run_report(args: argparse.Namespace) -> int:
     train = load(args.train, schema)
     synth = load(args.synth, schema)  # report() checks it against the training data, by role
     test = load(args.test, schema) if args.test else None
+    from reportgen.config import read_config
     from reportgen.gates import parse_bar
 
-    bars = dict(parse_bar(text) for text in args.fail_under)
+    bars = read_config(args.config).fail_under if args.config else {}
+    bars |= dict(parse_bar(text) for text in args.fail_under)
     results = report(
         train,
         test,

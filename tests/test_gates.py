@@ -72,3 +72,26 @@ def test_the_command_exits_3_naming_the_failed_bar(frames, tmp_path, capsys):
         "release bar failed: privacy is" in err and "below the bar of 80" in err and "similarity" not in err
     )
     assert (tmp_path / "b.html").exists()  # the report is written either way
+
+
+def test_bars_from_a_config_file_and_the_command_line_wins(frames, tmp_path, capsys):
+    from reportgen.config import read_config
+
+    train, fresh, _ = frames
+    for name, frame in {"train": train, "fresh": fresh}.items():
+        write_folder(rg.RelationalData({"t": frame}), tmp_path / name)
+    config = tmp_path / "release.yaml"
+    config.write_text("fail_under:\n  similarity: 99.5\n  privacy: 50\n")
+    assert read_config(config).fail_under == {"similarity": 99.5, "privacy": 50.0}
+    args = ["report", "--train", str(tmp_path / "train"), "--synth", str(tmp_path / "fresh"), "--quiet"]
+    args += ["--out", str(tmp_path / "r.html"), "--config", str(config)]
+    assert main(args) == EXIT_BAR_FAILED
+    assert "release bar failed: similarity" in capsys.readouterr().err
+    assert main([*args, "--fail-under", "similarity=10"]) == EXIT_OK
+
+    config.write_text("fail_under:\n  privcy: 80\n")
+    assert main(args) == 2
+    assert "Unknown release bar(s) ['privcy']" in capsys.readouterr().err
+    config.write_text("bars:\n  privacy: 80\n")
+    with pytest.raises(rg.LoadError, match=r"unknown key\(s\) \['bars'\]"):
+        read_config(config)

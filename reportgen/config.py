@@ -1,0 +1,59 @@
+"""Release configuration files: the bars a team applies to every release, kept under version control.
+
+A YAML or JSON file with one key today::
+
+    fail_under:
+      privacy: 80
+      similarity: 85
+
+``reportgen report --config release.yaml`` reads it (``--fail-under`` on the command line wins
+for the bars it names); in Python, ``report(fail_under=read_config("release.yaml").fail_under)``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from reportgen.errors import LoadError
+from reportgen.gates import bars_in_force
+
+KNOWN_KEYS = ("fail_under",)
+
+
+@dataclass(frozen=True)
+class ReleaseConfig:
+    """What a configuration file sets."""
+
+    fail_under: dict[str, float] = field(default_factory=dict)
+
+
+def read_config(path: str | Path) -> ReleaseConfig:
+    """Read and check a configuration file; errors name the file and what to fix."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise LoadError(f"Cannot read the configuration file {str(path)!r}: {error.strerror}.") from None
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as error:
+        raise LoadError(f"The configuration file {str(path)!r} is not valid YAML or JSON: {error}") from None
+    data = data or {}
+    if not isinstance(data, dict):
+        raise LoadError(
+            f"The configuration file {str(path)!r} must hold a mapping such as 'fail_under: ...'."
+        )
+    unknown = sorted(set(data) - set(KNOWN_KEYS))
+    if unknown:
+        raise LoadError(
+            f"The configuration file {str(path)!r} has unknown key(s) {unknown}; known: {list(KNOWN_KEYS)}."
+        )
+    bars = data.get("fail_under") or {}
+    if not isinstance(bars, dict):
+        raise LoadError(f"'fail_under' in {str(path)!r} must map bar names to numbers, e.g. privacy: 80.")
+    bars_in_force(bars)  # refuses unknown names and out-of-range values, naming them
+    return ReleaseConfig(fail_under={name: float(value) for name, value in bars.items()})
