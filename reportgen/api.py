@@ -153,10 +153,10 @@ def prepare_context(
     findings = []
     test = None
     if data_test is not None:
-        test, test_findings = conform(train, data_test, TEST)
+        test, test_findings = conform(train, data_test, TEST, optional=settings.targets)
         check_real(test, TEST)
         findings += test_findings
-    synth, synth_findings = conform(train, data_synth, SYNTH)
+    synth, synth_findings = conform(train, data_synth, SYNTH, optional=settings.targets)
     check_not_empty(synth, SYNTH)
     findings += synth_findings + synthetic_key_findings(synth)
     settings.columns.check({name: train.schema[name].columns for name in train})

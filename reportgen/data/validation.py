@@ -102,11 +102,15 @@ def conform(
     reference: RelationalData,
     other: RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame,
     role: str,
+    *,
+    optional: Mapping[str, str] | None = None,
 ) -> tuple[RelationalData, list[Finding]]:
     """``other`` under the reference's schema: same tables, same columns in the same order.
 
     Missing tables or columns raise ``IncompatibleDataError``; extra ones are dropped and listed
-    as findings. Declared kinds that contradict the reference's kinds raise too.
+    as findings. Declared kinds that contradict the reference's kinds raise too. ``optional``
+    names one column per table (the utility target) that may be missing: it is added with every
+    value missing, and a finding says so, so that only the sections needing it are affected.
     """
     frames = _frames_of(reference, other, role)
     findings: list[Finding] = []
@@ -131,6 +135,21 @@ def conform(
     for name in reference:
         columns = reference.schema[name].columns
         frame = frames[name]
+        allowed = (optional or {}).get(name)
+        if allowed is not None and allowed not in frame.columns and allowed in columns:
+            frame = frame.assign(**{allowed: pd.Series(pd.NA, index=frame.index, dtype="object")})
+            findings.append(
+                Finding(
+                    severity="warning",
+                    code="missing_target",
+                    table=name,
+                    column=allowed,
+                    message=(
+                        f"The {role} data has no column {allowed!r}, the target of the utility models; "
+                        "the models that need it are marked and every other section is computed as usual."
+                    ),
+                )
+            )
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             raise IncompatibleDataError(

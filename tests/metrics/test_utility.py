@@ -346,3 +346,25 @@ def test_the_command_line_takes_a_target(tmp_path, few_models, only_utility):
     table = rg.ReportResults.load(tmp_path / "r.json").sections["utility"].tables[0]
     assert (table.table, table.target, table.rows["training"]) == ("people", "y", 300)
     assert main([*args, "--target", "people=nope"]) == 2
+
+
+def test_a_target_column_absent_from_the_synthetic_data_is_a_finding_not_a_crash(tmp_path):
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=800)
+    real = pd.DataFrame(
+        {"x": x, "z": rng.normal(size=800), "y": np.where(x + rng.normal(size=800) > 0, "yes", "no")}
+    )
+    synth = real.sample(frac=1.0, random_state=1).drop(columns=["y"]).reset_index(drop=True).iloc[:400]
+    results = rg.report(
+        real.iloc[:400],
+        real.iloc[400:],
+        synth,
+        tmp_path / "r.html",
+        targets={"table": "y"},
+        fail_under={"privacy": 0},
+    )
+    finding = next(f for f in results.findings if f.code == "missing_target")
+    assert (finding.table, finding.column) == ("table", "y")
+    table = results.sections["utility"].tables[0]
+    assert table.tstr is None and any("no 'y' value" in m for m in table.messages)
+    assert results.sections["similarity"].status == "ok"
