@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.binning import ColumnBins, fit_bins
+from reportgen.data.entities import entity_view
 from reportgen.data.kinds import to_canonical
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, Table
@@ -42,10 +43,17 @@ class EvaluationContext:
     settings: ReportSettings
     findings: list[Finding] = field(default_factory=list)
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
+    _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)
 
     def rng(self, purpose: str) -> np.random.Generator:
         """A generator for one purpose, derived from the report's seed and the purpose's name."""
         return derived_rng(self.settings.seed, purpose)
+
+    def entity(self, parent: str) -> EntityView:
+        """The entity-level view of a parent table (its rows with child aggregates), computed once."""
+        if parent not in self._entities:
+            self._entities[parent] = EntityView.build(self, parent)
+        return self._entities[parent]
 
     def table(self, name: str) -> PreparedTable:
         """The shared preparation of one table (computed on first use)."""
@@ -189,3 +197,33 @@ class PreparedTable:
                 index=source.index,
             )
         return frames
+
+
+@dataclass(frozen=True)
+class EntityView:
+    """A parent table's entity view for every role, its distance space and embedded rows.
+
+    Shared by the privacy and alpha-beta sections: the aggregation and the embedding are done once.
+    """
+
+    frames: dict[str, pd.DataFrame]
+    kinds: dict[str, ColumnKind]
+    space: DistanceSpace
+    embedded: dict[str, np.ndarray]
+
+    @classmethod
+    def build(cls, context: EvaluationContext, parent: str) -> EntityView:
+        compared = {name: context.table(name).compared_columns for name in context.table_names}
+        kinds = {name: context.train.schema[name].kinds for name in context.table_names}
+        frames: dict[str, pd.DataFrame] = {}
+        view_kinds: dict[str, ColumnKind] = {}
+        for role in (TRAIN, TEST, SYNTH):
+            data = context.role_data(role)
+            if data is not None:
+                frames[role], view_kinds = entity_view(
+                    data, parent, compared, kinds, show_examples=role == SYNTH
+                )
+        others = [f for role, f in frames.items() if role != TRAIN]
+        space = DistanceSpace.fit(frames[TRAIN], view_kinds, others=others)
+        embedded = {role: space.transform(frame) for role, frame in frames.items()}
+        return cls(frames, view_kinds, space, embedded)

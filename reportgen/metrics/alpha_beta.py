@@ -19,12 +19,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 from pydantic import BaseModel, Field
 
 from reportgen.context import EvaluationContext
-from reportgen.data.entities import entity_tables, entity_view
-from reportgen.data.schema import ColumnKind
+from reportgen.data.entities import entity_tables
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.distance_space import DistanceSpace
 from reportgen.metrics.registry import MetricNotComputed
@@ -136,32 +134,16 @@ def view_rows(ctx: EvaluationContext) -> dict[str, ViewRows]:
             prep.distance_space,
         )
     for parent in entity_tables(ctx.train.schema):
-        views, space = entity_frames(ctx, parent)
+        view = ctx.entity(parent)
         out[parent + ENTITY_SUFFIX] = ViewRows(
             "entity",
-            list(space.columns),
+            list(view.space.columns),
             EmbeddedRows(
-                train=space.transform(views[TRAIN]),
-                synth=space.transform(views[SYNTH]),
-                test=space.transform(views[TEST]) if TEST in views else None,
+                train=view.embedded[TRAIN], synth=view.embedded[SYNTH], test=view.embedded.get(TEST)
             ),
-            space,
+            view.space,
         )
     return out
-
-
-def entity_frames(ctx: EvaluationContext, parent: str) -> tuple[dict[str, pd.DataFrame], DistanceSpace]:
-    """The entity view of ``parent`` for every role, and its distance space (fitted on training)."""
-    compared = {name: ctx.table(name).compared_columns for name in ctx.table_names}
-    kinds = {name: ctx.train.schema[name].kinds for name in ctx.table_names}
-    views: dict[str, pd.DataFrame] = {}
-    view_kinds: dict[str, ColumnKind] = {}
-    for role in (TRAIN, TEST, SYNTH):
-        data = ctx.role_data(role)
-        if data is not None:
-            views[role], view_kinds = entity_view(data, parent, compared, kinds, show_examples=role == SYNTH)
-    others = [v for r, v in views.items() if r != TRAIN]
-    return views, DistanceSpace.fit(views[TRAIN], view_kinds, others=others)
 
 
 @dataclass(frozen=True)

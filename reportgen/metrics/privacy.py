@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 from pydantic import BaseModel, Field
 
 from reportgen.context import EvaluationContext
-from reportgen.data.entities import entity_tables, entity_view
+from reportgen.data.entities import entity_tables
 from reportgen.data.schema import ColumnKind
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.distance_space import DistanceSpace
@@ -160,24 +159,12 @@ def _table_privacy(
 def _entity_privacy(
     ctx: EvaluationContext, parent: str, *, with_max_similarity: bool = True
 ) -> TablePrivacy | str:
-    compared = {name: ctx.table(name).compared_columns for name in ctx.table_names}
-    kinds = {name: ctx.train.schema[name].kinds for name in ctx.table_names}
-    views: dict[str, pd.DataFrame] = {}
-    view_kinds: dict[str, ColumnKind] = {}
-    for role in (TRAIN, TEST, SYNTH):
-        data = ctx.role_data(role)
-        if data is not None:
-            views[role], view_kinds = entity_view(data, parent, compared, kinds)
-    space = DistanceSpace.fit(views[TRAIN], view_kinds, others=[v for r, v in views.items() if r != TRAIN])
-    if (reason := _skip_reason(space, views[TRAIN], views[SYNTH])) is not None:
+    view = ctx.entity(parent)
+    if (reason := _skip_reason(view.space, view.frames[TRAIN], view.frames[SYNTH])) is not None:
         return reason
-    rows = EmbeddedRows(
-        train=space.transform(views[TRAIN]),
-        synth=space.transform(views[SYNTH]),
-        test=space.transform(views[TEST]) if TEST in views else None,
-    )
+    rows = EmbeddedRows(train=view.embedded[TRAIN], synth=view.embedded[SYNTH], test=view.embedded.get(TEST))
     name = parent + ENTITY_SUFFIX
-    return _privacy(ctx, name, "entity", rows, space, views, view_kinds, with_max_similarity)
+    return _privacy(ctx, name, "entity", rows, view.space, view.frames, view.kinds, with_max_similarity)
 
 
 def _skip_reason(space: DistanceSpace, train: Any, synth: Any) -> str | None:
