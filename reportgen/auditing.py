@@ -29,16 +29,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from reportgen.context import ENTITY_SUFFIX, DistanceView
 from reportgen.data.relational import RelationalData
 from reportgen.data.subsets import keep_rows
-from reportgen.metrics.alpha_beta import (
-    ENTITY_SUFFIX,
-    Measured,
-    ViewRows,
-    measure,
-    support_radius,
-    view_rows,
-)
+from reportgen.metrics.alpha_beta import Measured, measure, support_radius
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.alpha_beta import SampleScores, sample_scores, subsample
 from reportgen.privacy.one_class import OneClassConfig
@@ -125,7 +119,7 @@ def audit(
     synth_rows = _largest_table(data_synth)
     settings = ReportSettings(seed=seed, n_max_train=n_max, n_max_synth=max(synth_rows, 1))
     ctx = prepare_context(data_train, None, data_synth, settings, schema=schema)
-    views = view_rows(ctx)
+    views = ctx.distance_views()
     if not entities:
         views = {name: v for name, v in views.items() if v.view == "table"}
     config = OneClassConfig(device=device)
@@ -175,7 +169,11 @@ def _passes(measured: Measured, alpha: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _after(
-    name: str, view: ViewRows, measured: Measured, kept: Mapping[str, np.ndarray], rng: np.random.Generator
+    name: str,
+    view: DistanceView,
+    measured: Measured,
+    kept: Mapping[str, np.ndarray],
+    rng: np.random.Generator,
 ) -> SampleScores:
     """The scores of the kept rows, with the network and the real rows of the ``before`` scores.
 

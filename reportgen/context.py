@@ -8,26 +8,27 @@ from the report's seed, so the numbers do not depend on the order in which secti
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from reportgen.binning import ColumnBins, fit_bins
-from reportgen.data.entities import entity_view
+from reportgen.data.entities import entity_tables, entity_view
 from reportgen.data.kinds import to_canonical
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.distance_space import DistanceSpace
+from reportgen.distance_space import DistanceSpace, EmbeddedRows
 from reportgen.results import Finding
 from reportgen.seeding import derived_rng
 from reportgen.settings import ReportSettings
 
 T = TypeVar("T")
+ENTITY_SUFFIX = " (entity)"
 
 
 @dataclass
@@ -44,6 +45,7 @@ class EvaluationContext:
     findings: list[Finding] = field(default_factory=list)
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
     _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)
+    _views: dict[str, DistanceView] | None = field(default=None, repr=False)
 
     def rng(self, purpose: str) -> np.random.Generator:
         """A generator for one purpose, derived from the report's seed and the purpose's name."""
@@ -54,6 +56,19 @@ class EvaluationContext:
         if parent not in self._entities:
             self._entities[parent] = EntityView.build(self, parent)
         return self._entities[parent]
+
+    def distance_views(self) -> dict[str, DistanceView]:
+        """Every table, then every entity view (``"<parent> (entity)"``), in its distance space.
+
+        What the neighbour-based sections (privacy, alpha-beta, auditing) measure; each section
+        decides for itself which views have enough rows.
+        """
+        if self._views is None:
+            views = {name: DistanceView.of_table(self.table(name)) for name in self.table_names}
+            for parent in entity_tables(self.train.schema):
+                views[parent + ENTITY_SUFFIX] = DistanceView.of_entity(self.entity(parent))
+            self._views = views
+        return self._views
 
     def table(self, name: str) -> PreparedTable:
         """The shared preparation of one table (computed on first use)."""
@@ -227,3 +242,33 @@ class EntityView:
         space = DistanceSpace.fit(frames[TRAIN], view_kinds, others=others)
         embedded = {role: space.transform(frame) for role, frame in frames.items()}
         return cls(frames, view_kinds, space, embedded)
+
+
+@dataclass(frozen=True)
+class DistanceView:
+    """One table or entity view in its distance space, with the frames its columns come from."""
+
+    view: Literal["table", "entity"]
+    space: DistanceSpace
+    rows: EmbeddedRows
+    frames: Mapping[str, pd.DataFrame]
+    kinds: Mapping[str, ColumnKind]
+
+    @property
+    def columns(self) -> list[str]:
+        return list(self.space.columns)
+
+    @classmethod
+    def of_table(cls, prep: PreparedTable) -> DistanceView:
+        has_test = prep.frame(TEST) is not None
+        rows = EmbeddedRows(
+            prep.embedded(TRAIN), prep.embedded(SYNTH), prep.embedded(TEST) if has_test else None
+        )
+        frames = {role: f for role in (TRAIN, TEST, SYNTH) if (f := prep.frame(role)) is not None}
+        kinds = {c: prep.schema.kinds[c] for c in prep.distance_space.columns}
+        return cls("table", prep.distance_space, rows, frames, kinds)
+
+    @classmethod
+    def of_entity(cls, entity: EntityView) -> DistanceView:
+        rows = EmbeddedRows(entity.embedded[TRAIN], entity.embedded[SYNTH], entity.embedded.get(TEST))
+        return cls("entity", entity.space, rows, entity.frames, entity.kinds)

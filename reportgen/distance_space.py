@@ -209,3 +209,12 @@ def check_columns(
             f"The {role} frame lacks column(s) {missing} of the {space} (its columns: "
             f"{list(frame.columns)}); every role must hold the same columns."
         )
+
+
+@dataclass(frozen=True)
+class EmbeddedRows:
+    """One table's (or entity view's) rows in the distance space, per role; ``test`` may be None."""
+
+    train: np.ndarray
+    synth: np.ndarray
+    test: np.ndarray | None = None

@@ -21,10 +21,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reportgen.context import EvaluationContext
-from reportgen.data.entities import entity_tables
-from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.distance_space import DistanceSpace
+from reportgen.context import DistanceView, EvaluationContext
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.privacy.alpha_beta import (
     K_RECALL,
@@ -37,10 +34,8 @@ from reportgen.privacy.alpha_beta import (
     subsample,
 )
 from reportgen.privacy.one_class import OneClassConfig, OneClassEmbedding, OneClassTraining, fit_one_class
-from reportgen.privacy.proximity import EmbeddedRows
 from reportgen.results import SectionResult
 
-ENTITY_SUFFIX = " (entity)"
 MIN_TRAINING_ROWS = 50  # the 80/20 split leaves 10 validation rows
 MIN_GENERATED_ROWS = 2 * K_RECALL  # beta-recall needs k-th nearest neighbours in m rows
 REPORT_ALPHA = 0.95  # the support the report counts rows outside of (the audit's default alpha)
@@ -85,7 +80,7 @@ def compute_alpha_beta(ctx: EvaluationContext) -> AlphaBetaResult:
     """The sample-level section of the report."""
     measured: list[TableAlphaBeta] = []
     skipped: dict[str, str] = {}
-    for name, rows in view_rows(ctx).items():
+    for name, rows in ctx.distance_views().items():
         outcome = measure(ctx, name, rows)
         if isinstance(outcome, str):
             skipped[name] = outcome
@@ -109,44 +104,6 @@ def compute_alpha_beta(ctx: EvaluationContext) -> AlphaBetaResult:
 
 
 @dataclass(frozen=True)
-class ViewRows:
-    """The rows of one table or entity view in its distance space, with what the result names."""
-
-    view: Literal["table", "entity"]
-    columns: list[str]
-    rows: EmbeddedRows
-    space: DistanceSpace
-
-
-def view_rows(ctx: EvaluationContext) -> dict[str, ViewRows]:
-    """Every table, then every entity view, in the distance space (entity views fitted here)."""
-    out = {}
-    for name in ctx.table_names:
-        prep = ctx.table(name)
-        out[name] = ViewRows(
-            "table",
-            list(prep.distance_space.columns),
-            EmbeddedRows(
-                train=prep.embedded(TRAIN),
-                synth=prep.embedded(SYNTH),
-                test=prep.embedded(TEST) if prep.frame(TEST) is not None else None,
-            ),
-            prep.distance_space,
-        )
-    for parent in entity_tables(ctx.train.schema):
-        view = ctx.entity(parent)
-        out[parent + ENTITY_SUFFIX] = ViewRows(
-            "entity",
-            list(view.space.columns),
-            EmbeddedRows(
-                train=view.embedded[TRAIN], synth=view.embedded[SYNTH], test=view.embedded.get(TEST)
-            ),
-            view.space,
-        )
-    return out
-
-
-@dataclass(frozen=True)
 class Measured:
     """A measured view: its result, and what auditing needs to go on (the network, row scores)."""
 
@@ -159,7 +116,7 @@ class Measured:
 def measure(
     ctx: EvaluationContext,
     name: str,
-    view: ViewRows,
+    view: DistanceView,
     *,
     config: OneClassConfig | None = None,
     alpha: float = REPORT_ALPHA,
@@ -213,7 +170,7 @@ def support_radius(real: RealReference, alpha: float) -> float:
     return float(np.quantile(real.radii, alpha))
 
 
-def skip_reason(view: ViewRows) -> str | None:
+def skip_reason(view: DistanceView) -> str | None:
     """Why a view cannot be measured, or None when it can."""
     if view.space.n_features == 0:
         return "no column to compare (only keys, identifiers or free text)"

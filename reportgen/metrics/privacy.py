@@ -13,21 +13,16 @@ highest share of exact copies over every table and entity view.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from reportgen.context import EvaluationContext
-from reportgen.data.entities import entity_tables
-from reportgen.data.schema import ColumnKind
-from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.distance_space import DistanceSpace
+from reportgen.context import DistanceView, EvaluationContext
+from reportgen.data.validation import SYNTH, TRAIN
 from reportgen.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.params import Interval, NoneValue, validate_params
 from reportgen.privacy.proximity import (
-    EmbeddedRows,
     NearestNeighbourDistances,
     PrivacyStats,
     nearest_neighbour_distances,
@@ -39,7 +34,6 @@ if TYPE_CHECKING:
     from reportgen.api import DataInput
     from reportgen.data.schema import Schema
 
-ENTITY_SUFFIX = " (entity)"
 MIN_HALF = 50  # rows in each half of the training data; fewer make the ratios mere noise
 
 
@@ -69,10 +63,7 @@ class PrivacyResult(SectionResult):
 
 def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
     """The privacy section of the report."""
-    tables = {name: _table_privacy(ctx, name) for name in ctx.table_names}
-    tables |= {
-        parent + ENTITY_SUFFIX: _entity_privacy(ctx, parent) for parent in entity_tables(ctx.train.schema)
-    }
+    tables = {name: _view_privacy(ctx, name, view) for name, view in ctx.distance_views().items()}
     measured = [t for t in tables.values() if isinstance(t, TablePrivacy)]
     skipped = {name: reason for name, reason in tables.items() if isinstance(reason, str)}
     if not measured:
@@ -130,66 +121,32 @@ def compute_privacy_stats(
     )
     ctx = prepare_context(data_train, None, data_synth, settings, schema=schema)
     stats = {}
-    for name in ctx.table_names:
-        if isinstance(table := _table_privacy(ctx, name, with_max_similarity=False), TablePrivacy):
-            stats[name] = table.proximity
-    for parent in entity_tables(ctx.train.schema):
-        if isinstance(view := _entity_privacy(ctx, parent, with_max_similarity=False), TablePrivacy):
-            stats[view.table] = view.proximity
+    for name, view in ctx.distance_views().items():
+        if isinstance(measured := _view_privacy(ctx, name, view, with_max_similarity=False), TablePrivacy):
+            stats[name] = measured.proximity
     return stats
 
 
-def _table_privacy(
-    ctx: EvaluationContext, name: str, *, with_max_similarity: bool = True
+def _view_privacy(
+    ctx: EvaluationContext, name: str, view: DistanceView, *, with_max_similarity: bool = True
 ) -> TablePrivacy | str:
-    prep = ctx.table(name)
-    space = prep.distance_space
-    if (reason := _skip_reason(space, prep.embedded(TRAIN), prep.embedded(SYNTH))) is not None:
-        return reason
-    rows = EmbeddedRows(
-        train=prep.embedded(TRAIN),
-        synth=prep.embedded(SYNTH),
-        test=prep.embedded(TEST) if prep.frame(TEST) is not None else None,
-    )
-    frames = {role: prep.frame(role) for role in (TRAIN, SYNTH)}
-    kinds = {c: prep.schema.kinds[c] for c in space.columns}
-    return _privacy(ctx, name, "table", rows, space, frames, kinds, with_max_similarity)
-
-
-def _entity_privacy(
-    ctx: EvaluationContext, parent: str, *, with_max_similarity: bool = True
-) -> TablePrivacy | str:
-    view = ctx.entity(parent)
-    if (reason := _skip_reason(view.space, view.frames[TRAIN], view.frames[SYNTH])) is not None:
-        return reason
-    rows = EmbeddedRows(train=view.embedded[TRAIN], synth=view.embedded[SYNTH], test=view.embedded.get(TEST))
-    name = parent + ENTITY_SUFFIX
-    return _privacy(ctx, name, "entity", rows, view.space, view.frames, view.kinds, with_max_similarity)
-
-
-def _skip_reason(space: DistanceSpace, train: Any, synth: Any) -> str | None:
-    """Why a table cannot be measured, or None when it can."""
-    if space.n_features == 0:
+    """The privacy statistics of one table or entity view, or why it cannot be measured."""
+    if view.space.n_features == 0:
         return "no column to compare (only keys, identifiers or free text)"
-    if min(len(train) // 2, len(synth)) < MIN_HALF:
+    n_train, n_synth = len(view.rows.train), len(view.rows.synth)
+    if min(n_train // 2, n_synth) < MIN_HALF:
         return (
-            f"too few rows ({len(train):,} training, {len(synth):,} synthetic; the proximity ratios "
+            f"too few rows ({n_train:,} training, {n_synth:,} synthetic; the proximity ratios "
             f"need at least {2 * MIN_HALF} training and {MIN_HALF} synthetic rows)"
         )
-    return None
+    return _privacy(ctx, name, view, with_max_similarity)
 
 
 def _privacy(
-    ctx: EvaluationContext,
-    name: str,
-    view: Literal["table", "entity"],
-    rows: EmbeddedRows,
-    space: DistanceSpace,
-    frames: Mapping[str, Any],
-    kinds: Mapping[str, ColumnKind],
-    with_max_similarity: bool,
+    ctx: EvaluationContext, name: str, view: DistanceView, with_max_similarity: bool
 ) -> TablePrivacy:
     settings = ctx.settings
+    rows = view.rows
     proximity = proximity_stats(
         rows,
         ctx.rng(f"privacy:{name}"),
@@ -199,17 +156,17 @@ def _privacy(
     )
     max_similarity = None
     if with_max_similarity:
-        gower = GowerSpace.fit(frames[TRAIN], kinds)
+        gower = GowerSpace.fit(view.frames[TRAIN], view.kinds)
         max_similarity = max_similarity_stats(
-            gower.transform(frames[TRAIN]),
-            gower.transform(frames[SYNTH]),
+            gower.transform(view.frames[TRAIN]),
+            gower.transform(view.frames[SYNTH]),
             n=settings.n_max_gower,
             rng=ctx.rng(f"gower:{name}"),
         )
     return TablePrivacy(
         table=name,
-        view=view,
-        columns=list(space.columns),
+        view=view.view,
+        columns=view.columns,
         rows={role: len(x) for role, x in (("training", rows.train), ("synthetic", rows.synth))}
         | ({} if rows.test is None else {"holdout": len(rows.test)}),
         distances=nearest_neighbour_distances(rows, ctx.rng(f"nn:{name}")),

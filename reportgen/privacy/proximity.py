@@ -24,19 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, Field
 
+from reportgen.distance_space import EmbeddedRows
 from reportgen.neighbours import knn
 
 EPS = 1e-12
 N_HIST_BINS = 40
-
-
-@dataclass(frozen=True)
-class EmbeddedRows:
-    """One table's (or entity view's) rows in the distance space, per role; ``test`` may be None."""
-
-    train: np.ndarray
-    synth: np.ndarray
-    test: np.ndarray | None = None
 
 
 class Histogram(BaseModel):
