@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from reportgen.results import ReportResults, SectionResult
+from reportgen.results import ReportResults
 
 
 class Headline(BaseModel):
@@ -30,8 +30,7 @@ class Headline(BaseModel):
 
 
 def _section(results: ReportResults, name: str) -> Any | None:
-    result: SectionResult | None = results.sections.get(name)
-    return result if result is not None and result.status == "ok" else None
+    return results.computed(name)  # typed Any: each reader knows its section's result type
 
 
 def _similarity(results: ReportResults) -> list[Headline]:

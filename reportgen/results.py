@@ -131,6 +131,11 @@ class ReportResults(BaseModel):
 
         return {name: typed(name, item) for name, item in value.items()}
 
+    def computed(self, name: str) -> SectionResult | None:
+        """The result of section ``name``, or None when it is absent or was not computed."""
+        result = self.sections.get(name)
+        return result if result is not None and result.status == "ok" else None
+
     def to_json(self) -> str:
         """The results as JSON text (stable key order, so equal results give equal text)."""
         return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True, allow_nan=False)

@@ -19,7 +19,7 @@ from reportgen.headlines import headlines
 from reportgen.metrics.registry import Section, sections
 from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
-from reportgen.results import ReportResults, SectionResult
+from reportgen.results import ReportResults
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
 NOT_COMPUTED_TEMPLATE = "sections/not_computed.html.j2"
@@ -49,16 +49,11 @@ def render_html(results: ReportResults) -> str:
         gates=results.gates,
         comparison=results.comparison,
         headlines=headlines(results),
-        overview=_ok(results, "overview"),
+        overview=results.computed("overview"),
         findings=results.findings,
         sections=rendered,
         css=Markup(css),
     )
-
-
-def _ok(results: ReportResults, name: str) -> SectionResult | None:
-    result = results.sections.get(name)
-    return result if result is not None and result.status == "ok" else None
 
 
 def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[str]:
