@@ -47,13 +47,10 @@ def _parser() -> argparse.ArgumentParser:
         ),
         epilog=_EPILOG,
     )
-    rep.add_argument("--train", required=True, help="real training data (what the generator saw)")
-    rep.add_argument("--synth", required=True, help="synthetic data")
+    _add_inputs(rep)
     rep.add_argument("--test", help="real holdout data the generator never saw (recommended)")
-    rep.add_argument("--schema", help="schema file (YAML or JSON) applied to every input")
     rep.add_argument("--out", required=True, help="output file: .pdf or .html (a .json is written beside it)")
     rep.add_argument("--title", help="title on the first page")
-    rep.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
     for role in ("train", "test", "synth"):
         rep.add_argument(
             f"--n-max-{role}",
@@ -104,15 +101,12 @@ def _parser() -> argparse.ArgumentParser:
         ),
         epilog=_EPILOG,
     )
-    priv.add_argument("--train", required=True, help="real training data (what the generator saw)")
-    priv.add_argument("--synth", required=True, help="synthetic data")
-    priv.add_argument("--schema", help="schema file (YAML or JSON) applied to every input")
+    _add_inputs(priv)
     priv.add_argument("--q", type=float, default=0.1, help="quantile of TTPR used as threshold (default 0.1)")
     priv.add_argument(
         "--risk-confidence", type=float, default=None, metavar="C", help="correct the risk by C sqrt(n)"
     )
     priv.add_argument("--n-max", type=int, default=50_000, metavar="N", help="cap on rows per table")
-    priv.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
     priv.add_argument("--json", action="store_true", help="print JSON instead of a table")
     priv.set_defaults(run=_run_privacy)
 
@@ -126,15 +120,12 @@ def _parser() -> argparse.ArgumentParser:
         ),
         epilog=_EPILOG,
     )
-    aud.add_argument("--train", required=True, help="real training data (what the generator saw)")
-    aud.add_argument("--synth", required=True, help="synthetic data to curate")
+    _add_inputs(aud, synth_help="synthetic data to curate")
     aud.add_argument(
         "--out", required=True, help="curated data: a folder, a table file or a database URL, like --synth"
     )
-    aud.add_argument("--schema", help="schema file (YAML or JSON) applied to every input")
     aud.add_argument("--alpha", type=float, default=0.95, help="rows inside the alpha-support stay (0.95)")
     aud.add_argument("--n-max", type=int, default=50_000, metavar="N", help="cap on training rows per table")
-    aud.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
     aud.add_argument("--flags", metavar="FILE", help="also write each synthetic row's flags to this CSV")
     aud.add_argument("--replace", action="store_true", help="replace existing tables of a database --out")
     aud.add_argument(
@@ -159,6 +150,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_inputs(parser: argparse.ArgumentParser, *, synth_help: str = "synthetic data") -> None:
+    """The options every evaluating command shares: the inputs, their schema and the seed."""
+    parser.add_argument("--train", required=True, help="real training data (what the generator saw)")
+    parser.add_argument("--synth", required=True, help=synth_help)
+    parser.add_argument("--schema", help="schema file (YAML or JSON) applied to every input")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
+
+
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
 
@@ -176,15 +175,14 @@ def _progress(args: argparse.Namespace):
 
 def _run_report(args: argparse.Namespace) -> int:
     from reportgen.api import report
+    from reportgen.config import read_config
     from reportgen.data.io import load, read_schema
+    from reportgen.gates import parse_bar
 
     schema = read_schema(args.schema) if args.schema else None
     train = load(args.train, schema)
     synth = load(args.synth, schema)  # report() checks it against the training data, by role
     test = load(args.test, schema) if args.test else None
-    from reportgen.config import read_config
-    from reportgen.gates import parse_bar
-
     bars = read_config(args.config).fail_under if args.config else {}
     bars |= dict(parse_bar(text) for text in args.fail_under)
     results = report(
