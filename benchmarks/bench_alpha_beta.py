@@ -15,22 +15,15 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import pandas as pd
+from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 
 from reportgen.api import prepare_context
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.alpha_beta import compute_alpha_beta
 from reportgen.privacy.one_class import OneClassConfig, fit_one_class
 from reportgen.settings import ReportSettings
-
-ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "adult"
-GENERATORS = ("gaussian_copula", "ctgan", "tvae", "leaky", "marginals")
-
-
-def read(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
 def main() -> None:

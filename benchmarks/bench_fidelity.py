@@ -8,22 +8,15 @@ Run: python benchmarks/bench_fidelity.py   (needs ../shared/datasets)
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import pandas as pd
+from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 
 from reportgen.api import prepare_context
 from reportgen.metrics.correlation import compute_correlation
 from reportgen.metrics.distributions import compute_distributions
 from reportgen.metrics.similarity import compute_similarity
 from reportgen.settings import ReportSettings
-
-ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "adult"
-GENERATORS = ("gaussian_copula", "ctgan", "tvae", "leaky", "marginals")
-
-
-def read(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
 def main() -> None:

@@ -15,20 +15,12 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
+from adult import DATASETS, GENERATORS, read  # benchmarks/adult.py
 
 import reportgen as rg
 from reportgen.gower import GowerRows, GowerSpace, MaxSimilarityStats, max_similarity_stats
-
-DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
-GENERATORS = ("gaussian_copula", "ctgan", "tvae", "leaky", "marginals")
-
-
-def read(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
 def timed_stats(train: GowerRows, other: GowerRows, n: int, repeat: int) -> tuple[float, MaxSimilarityStats]:

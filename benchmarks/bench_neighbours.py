@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import torch
+from adult import DATASETS, read  # benchmarks/adult.py
 from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
 
@@ -39,12 +39,7 @@ import reportgen as rg
 from reportgen.distance_space import DistanceSpace
 from reportgen.neighbours import CPU_CHUNK_ROWS, knn
 
-DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 REPEAT = 3
-
-
-def read(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
 def best_of(fn: Callable[[], object], repeat: int = REPEAT) -> float:

@@ -7,21 +7,13 @@ Run: python benchmarks/bench_privacy.py   (needs ../shared/datasets)
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
-import pandas as pd
+from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 
 from reportgen.api import prepare_context
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.privacy import compute_privacy
 from reportgen.settings import ReportSettings
-
-ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "adult"
-GENERATORS = ("gaussian_copula", "ctgan", "tvae", "leaky", "marginals")
-
-
-def read(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
 def main() -> None:

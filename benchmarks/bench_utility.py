@@ -10,21 +10,13 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from pathlib import Path
 
-import pandas as pd
+from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 from joblib import cpu_count
 
 from reportgen.api import prepare_context
 from reportgen.metrics import utility
 from reportgen.settings import N_MAX_UTILITY, ReportSettings
-
-ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "adult"
-GENERATORS = ("gaussian_copula", "ctgan", "tvae", "leaky", "marginals")
-
-
-def read(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
 def main() -> None:
