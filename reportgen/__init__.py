@@ -5,12 +5,11 @@ PDF or HTML report with the results as JSON beside it.
 """
 
 from reportgen.api import report
-from reportgen.data.relational import RelationalData
+from reportgen.data.relational import RelationalData, SplitWarning
 from reportgen.data.schema import ColumnKind, ForeignKey, PrimaryKey, Schema, Table
 from reportgen.errors import (
     DataError,
     IncompatibleDataError,
-    IntegrityError,
     InvalidParameterError,
     LoadError,
     RenderError,
@@ -42,7 +41,6 @@ __all__ = [
     "Finding",
     "ForeignKey",
     "IncompatibleDataError",
-    "IntegrityError",
     "InvalidParameterError",
     "LoadError",
     "PrimaryKey",
@@ -53,6 +51,7 @@ __all__ = [
     "ReportgenError",
     "Schema",
     "SchemaError",
+    "SplitWarning",
     "Table",
     "__version__",
     "audit",

@@ -20,13 +20,16 @@ from reportgen.data.validation import (
     TEST,
     TRAIN,
     check_not_empty,
-    check_real,
     conform,
-    synthetic_key_findings,
+    key_findings,
+    missing_synthetic_tables,
+    missing_table_findings,
 )
+from reportgen.errors import IncompatibleDataError
 from reportgen.gates import bars_in_force, evaluate_gates
 from reportgen.metrics.registry import MetricNotComputed, sections
 from reportgen.metrics.targets import resolve_targets
+from reportgen.metrics.utility import NO_TARGET
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.provenance import fingerprints
 from reportgen.render.document import output_format, write_report
@@ -149,16 +152,26 @@ def prepare_context(
     """Validate the three inputs against the training data's schema and sample them."""
     train = as_relational(data_train, schema, max_categories=settings.max_categories)
     settings = replace(settings, targets=resolve_targets(train.schema, settings.targets) or None)
-    check_real(train, TRAIN)
-    findings = []
+    check_not_empty(train, TRAIN)
+    findings = key_findings(train, TRAIN)
+    missing = missing_synthetic_tables(train, data_synth)
+    if len(missing) == len(train):
+        raise IncompatibleDataError(
+            f"The synthetic data has none of the training data's tables {list(train)}; there is "
+            "nothing to compare. Check that the inputs belong together."
+        )
+    if missing:
+        findings += missing_table_findings(missing)
+        train = train.restricted([t for t in train if t not in missing])
+        settings = replace(settings, targets=_targets_within(settings.targets, train))
     test = None
     if data_test is not None:
-        test, test_findings = conform(train, data_test, TEST, optional=settings.targets)
-        check_real(test, TEST)
-        findings += test_findings
+        test, test_findings = conform(train, data_test, TEST, optional=settings.targets, ignored=missing)
+        check_not_empty(test, TEST)
+        findings += test_findings + key_findings(test, TEST)
     synth, synth_findings = conform(train, data_synth, SYNTH, optional=settings.targets)
     check_not_empty(synth, SYNTH)
-    findings += synth_findings + synthetic_key_findings(synth)
+    findings += synth_findings + key_findings(synth, SYNTH)
     settings.columns.check({name: train.schema[name].columns for name in train})
     context = EvaluationContext(
         train=train.sample(settings.n_max_train, derived_seed(settings.seed, f"sample:{TRAIN}")),
@@ -178,13 +191,30 @@ def prepare_context(
     return context
 
 
+def _step_reporter(notify: Progress, stage: str, fraction: float) -> Callable[[str], None]:
+    """Progress inside one section: its steps shown under the section's stage."""
+
+    def step(detail: str) -> None:
+        notify(f"{stage}: {detail}", fraction)
+
+    return step
+
+
+def _targets_within(targets: Mapping[str, str] | None, data: RelationalData) -> dict[str, str] | None:
+    """The utility targets of the tables that are evaluated."""
+    kept = {t: c for t, c in (targets or {}).items() if t in data}
+    return kept or None
+
+
 def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None = None) -> ReportResults:
     """Compute every registered section on a prepared context."""
     notify = notify or (lambda stage, fraction: None)
     computed: dict[str, SectionResult] = {}
     registered = sections()
     for i, section in enumerate(registered):
-        notify(f"Computing: {section.title}", 0.1 + 0.8 * i / len(registered))
+        stage, fraction = f"Computing: {section.title}", 0.1 + 0.8 * i / len(registered)
+        notify(stage, fraction)
+        context.progress = _step_reporter(notify, stage, fraction)
         try:
             computed[section.name] = section.compute(context)
         except MetricNotComputed as reason:
@@ -210,9 +240,24 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
                 if data is not None
             },
         ),
-        findings=context.findings,
+        findings=context.findings + _not_measured_findings(computed),
         sections=computed,
     )
+
+
+def _not_measured_findings(computed: Mapping[str, SectionResult]) -> list[Finding]:
+    """A warning per table (or view) that a section could not measure, with the section's reason."""
+    return [
+        Finding(
+            severity="warning",
+            code="table_not_measured",
+            table=table,
+            message=f"Not measured by the {name.replace('_', ' ')} section: {reason}.",
+        )
+        for name, result in computed.items()
+        for table, reason in (getattr(result, "skipped", None) or {}).items()
+        if reason != NO_TARGET
+    ]
 
 
 def _preparation_findings(context: EvaluationContext) -> list[Finding]:
@@ -238,17 +283,20 @@ def _preparation_findings(context: EvaluationContext) -> list[Finding]:
         cap = getattr(
             context.settings, {TRAIN: "n_max_train", TEST: "n_max_test", SYNTH: "n_max_synth"}[role]
         )
-        sampled = [n for n in full if len(used[n]) < len(full[n])]
-        findings.append(
+        sampling = used.sampling or {}
+        findings += [
             Finding(
                 severity="info",
                 code="sampled",
+                table=name,
                 message=(
-                    f"The {role} data was sampled to at most {cap:,} rows per table (whole "
-                    f"entities, seeded) in table(s) {', '.join(sampled)}."
+                    f"The {role} data was sampled to the cap of {cap:,} rows per table: "
+                    f"{drawn.used:,} of {drawn.available:,} rows used, drawn as {drawn.method}."
                 ),
             )
-        )
+            for name, drawn in sampling.items()
+            if drawn.is_sampled
+        ]
     findings += _shared_table_findings(context)
     for name in context.table_names:
         for column, reason in context.table(name).excluded.items():

@@ -207,7 +207,8 @@ def _run_report(args: argparse.Namespace) -> int:
     _announce(Path(args.out))
     for gate in results.gates.failed:
         print(
-            f"reportgen: release bar failed: {gate.name} is {gate.value:.1f}, below the bar of {gate.bar:g}",
+            f"reportgen: release bar failed: {gate.name} is {gate.value:.1f}, below the bar of "
+            f"{gate.bar:g} ({gate.label})",
             file=sys.stderr,
         )
     if results.comparison is not None:

@@ -43,6 +43,8 @@ class EvaluationContext:
     full_synth: RelationalData
     settings: ReportSettings
     findings: list[Finding] = field(default_factory=list)
+    progress: Callable[[str], None] = field(default=lambda detail: None, repr=False)
+    """Called by long sections at each step (a table, a view, a repeat) with what they are doing."""
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
     _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)
     _views: dict[str, DistanceView] | None = field(default=None, repr=False)
@@ -80,6 +82,29 @@ class EvaluationContext:
     def table_names(self) -> list[str]:
         return self.train.schema.topological_order()
 
+    @property
+    def roles(self) -> list[str]:
+        """The roles this run has: training and synthetic, and holdout when given."""
+        return [TRAIN, SYNTH] if self.test is None else [TRAIN, TEST, SYNTH]
+
+    def with_full_children(self, role: str, parent: str) -> RelationalData:
+        """A role's full data with the sampled rows of ``parent`` in place of all of its rows.
+
+        Each sampled parent row then meets all of its child rows, whatever the sample kept of the
+        child tables (entity views and child aggregates read it).
+        """
+        sampled = self.role_data(role)
+        assert sampled is not None
+        full = self.full_data(role)
+        return full.with_tables({**full, parent: sampled[parent]})
+
+    def full_data(self, role: str) -> RelationalData:
+        """All rows of one of this run's roles (see ``roles``), before sampling."""
+        data = self.role_data(role, full=True)
+        if data is None:
+            raise KeyError(f"this run has no {role} data")
+        return data
+
     def role_data(self, role: str, *, full: bool = False) -> RelationalData | None:
         if role == TRAIN:
             return self.full_train if full else self.train
@@ -110,7 +135,7 @@ class PreparedTable:
         frame = self.context.train[self.name]
         reasons = {}
         for column, kind in self.schema.kinds.items():
-            if column in self.schema.primary_key or column in self.schema.foreign_keys:
+            if column in self.schema.key_columns:
                 reasons[column] = "key column (compared through the relational structure)"
             elif frame[column].isna().all():
                 reasons[column] = "all values missing in the training data"
@@ -232,12 +257,10 @@ class EntityView:
         kinds = {name: context.train.schema[name].kinds for name in context.table_names}
         frames: dict[str, pd.DataFrame] = {}
         view_kinds: dict[str, ColumnKind] = {}
-        for role in (TRAIN, TEST, SYNTH):
-            data = context.role_data(role)
-            if data is not None:
-                frames[role], view_kinds = entity_view(
-                    data, parent, compared, kinds, show_examples=role == SYNTH
-                )
+        for role in context.roles:
+            frames[role], view_kinds = entity_view(
+                context.with_full_children(role, parent), parent, compared, kinds, show_examples=role == SYNTH
+            )
         others = [f for role, f in frames.items() if role != TRAIN]
         space = DistanceSpace.fit(frames[TRAIN], view_kinds, others=others)
         embedded = {role: space.transform(frame) for role, frame in frames.items()}

@@ -6,12 +6,12 @@
     ├── InvalidParameterError      a function argument is out of its allowed range or type
     ├── SchemaError                the schema contradicts itself or the data's layout
     ├── DataError                  the data cannot be evaluated as given
-    │   ├── IntegrityError         duplicate primary keys or orphan foreign keys in real data
     │   └── IncompatibleDataError  real and synthetic data differ in tables, columns or kinds
     ├── LoadError                  a file, folder or database could not be read
     └── RenderError                the report could not be written
 
-Every message names the table and column concerned and says how to fix the problem.
+Every message names the table and column concerned and says how to fix the problem. Key problems
+of real data (orphans, duplicate keys) are not errors: they are reported as findings.
 """
 
 from __future__ import annotations
@@ -31,10 +31,6 @@ class SchemaError(ReportgenError):
 
 class DataError(ReportgenError):
     """The data cannot be evaluated as given."""
-
-
-class IntegrityError(DataError):
-    """Real data breaks its own keys: duplicate primary keys or foreign keys without a parent."""
 
 
 class IncompatibleDataError(DataError):

@@ -3,7 +3,8 @@
 Each gate reads one headline number (``reportgen.headlines``; 0-100, higher is better) and passes
 when the number is at least its bar. A gate whose section was not computed (no holdout, no target,
 a plugin not installed) is reported as "not evaluated", which does not fail the release: the
-report says so, and a pipeline that needs the number can check ``GateResult.status``.
+report says so, and a pipeline that needs the number can check ``GateResult.status``. One bar is
+always in force: a training table without synthetic data fails the release.
 
 Bars come from ``DEFAULT_BARS``, overridden by the user (``report(fail_under={...})``, a config
 file, or ``--fail-under name=value`` on the command line).
@@ -49,7 +50,25 @@ def evaluate_gates(results: ReportResults, bars: Mapping[str, float]) -> GatesRe
             "not_evaluated" if value is None else "pass" if value >= bar else "fail"
         )
         gates.append(GateResult(name=name, label=label, bar=bar, value=value, status=status))
+    gates += _completeness_gates(results)
     return GatesResult(gates=gates)
+
+
+def _completeness_gates(results: ReportResults) -> list[GateResult]:
+    """A bar always in force: every training table has synthetic data (what is missing fails)."""
+    missing = [f.table for f in results.findings if f.code == "synthetic_table_missing" and f.table]
+    if not missing:
+        return []
+    present = len(results.run.inputs.get("training", {}))
+    return [
+        GateResult(
+            name="synthetic_tables",
+            label=f"Synthetic data for every training table (missing: {', '.join(missing)})",
+            bar=100.0,
+            value=100.0 * present / (present + len(missing)),
+            status="fail",
+        )
+    ]
 
 
 def parse_bar(text: str) -> tuple[str, float]:

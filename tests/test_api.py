@@ -107,7 +107,7 @@ def test_synthetic_key_problems_are_reported_not_raised(tmp_path):
         ("synthetic_orphans", "c"),
     }
     tables = {t.name: t for t in results.sections["overview"].tables}
-    assert tables["c"].synth_orphans == {"p_id": 2}
+    assert tables["c"].keys["synthetic"].orphans == {"c.p_id -> p.id": 2}
     html = (tmp_path / "r.html").read_text()
     assert "2 orphans" in html and "1 duplicate keys" in html
 
@@ -146,7 +146,6 @@ def test_public_names_are_exactly_these():
         "Finding",
         "ForeignKey",
         "IncompatibleDataError",
-        "IntegrityError",
         "InvalidParameterError",
         "LoadError",
         "PrimaryKey",
@@ -156,6 +155,7 @@ def test_public_names_are_exactly_these():
         "ReportResults",
         "ReportgenError",
         "Schema",
+        "SplitWarning",
         "SchemaError",
         "Table",
         "__version__",

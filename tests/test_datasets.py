@@ -34,12 +34,12 @@ def test_restaurant_hma_duplicate_keys_and_all_missing_column_are_findings(resta
     found = {(f.code, f.table, f.column): f for f in results.findings}
     # the dataset's README: HMA wrote 154 duplicate (userID, placeID) pairs; geoplaces2.fax is all missing
     assert (
-        "154 of 1161 synthetic rows"
+        "154 of 1,161 synthetic rows"
         in found[("synthetic_duplicate_primary_keys", "rating_final", "userID, placeID")].message
     )
     assert ("all_missing_column", "geoplaces2", "fax") in found
     tables = {t.name: t for t in results.sections["overview"].tables}
-    assert tables["rating_final"].synth_duplicate_primary_keys == 154
+    assert tables["rating_final"].keys["synthetic"].duplicate_primary_keys == 154
     # the split is by user (the root with most rows below it): ratings follow their users
     assert tables["userprofile"].rows_train + tables["userprofile"].rows_test == 138
     assert tables["rating_final"].rows_train + tables["rating_final"].rows_test == 1161

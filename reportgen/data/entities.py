@@ -45,9 +45,9 @@ import numpy as np
 import pandas as pd
 
 from reportgen.data.kinds import to_canonical
-from reportgen.data.links import ForeignKeyColumns, foreign_keys, link
+from reportgen.data.links import link
 from reportgen.data.relational import RelationalData
-from reportgen.data.schema import ColumnKind, Schema
+from reportgen.data.schema import ColumnKind, Relation, Schema
 from reportgen.errors import SchemaError
 
 _MEAN_KINDS = {
@@ -62,7 +62,7 @@ _MODE_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
 class ChildKey:
     """One foreign key into the parent, with the ``label`` that prefixes its aggregate columns."""
 
-    fk: ForeignKeyColumns
+    fk: Relation
     label: str
 
     @property
@@ -71,7 +71,7 @@ class ChildKey:
 
     @property
     def child_columns(self) -> tuple[str, ...]:
-        return self.fk.child_columns
+        return self.fk.columns
 
 
 def entity_tables(schema: Schema) -> list[str]:
@@ -84,9 +84,9 @@ def entity_tables(schema: Schema) -> list[str]:
 
 def child_keys(schema: Schema, parent: str) -> list[ChildKey]:
     """The foreign keys into ``parent`` from other tables, composite ones grouped (schema order)."""
-    into = [fk for fk in foreign_keys(schema) if fk.parent == parent and fk.child != parent]
+    into = [fk for fk in schema.relations if fk.parent == parent and fk.child != parent]
     per_child = {fk.child: sum(other.child == fk.child for other in into) for fk in into}
-    return [ChildKey(fk, _label(fk.child, fk.child_columns, several=per_child[fk.child] > 1)) for fk in into]
+    return [ChildKey(fk, _label(fk.child, fk.columns, several=per_child[fk.child] > 1)) for fk in into]
 
 
 def _label(child: str, columns: tuple[str, ...], *, several: bool) -> str:
@@ -124,7 +124,7 @@ def entity_view(
 
 def _compared(schema: Schema, table: str, compared: Mapping[str, Sequence[str]]) -> list[str]:
     """The compared columns of ``table``, key columns left out."""
-    keys = {*schema[table].primary_key, *schema[table].foreign_keys}
+    keys = schema[table].key_columns
     return [c for c in compared.get(table, ()) if c not in keys]
 
 

@@ -341,26 +341,19 @@ def _reflect_schema(conn: sa.Connection, tables: Sequence[str] | None) -> Schema
 def _reflect_table(inspector: sa.Inspector, name: str, loaded: list[str]) -> Table:
     primary_key = inspector.get_pk_constraint(name).get("constrained_columns") or []
     specs: dict[str, ColumnSpec] = {c: PrimaryKey() for c in primary_key}
+    keys = []
     for fk in inspector.get_foreign_keys(name):
         columns, parent = fk["constrained_columns"], fk["referred_table"]
-        if len(columns) != 1:
-            raise SchemaError(
-                f"Table {name!r}: foreign key {columns} -> {parent}{fk['referred_columns']} has "
-                "several columns; composite foreign keys are not supported. Load with a schema "
-                "that leaves this key out."
-            )
         if parent not in loaded:
             raise SchemaError(
-                f"Table {name!r}, column {columns[0]!r}: foreign key to table {parent!r}, which "
+                f"Table {name!r}, column(s) {columns}: foreign key to table {parent!r}, which "
                 "is not among the tables to load. Add it to tables=."
             )
-        specs[columns[0]] = ForeignKey(
-            parent, fk["referred_columns"][0], primary_key=columns[0] in primary_key
-        )
+        keys.append(ForeignKey(parent, columns=tuple(columns), parent_columns=tuple(fk["referred_columns"])))
     for column in inspector.get_columns(name):
         if column["name"] not in specs and isinstance(column["type"], (sa.Date, sa.DateTime)):
             specs[column["name"]] = ColumnKind.DATETIME
-    return Table(specs)
+    return Table(specs, foreign_keys=keys)
 
 
 def _drop_existing(conn: sa.Connection, names: list[str], if_exists: str) -> None:
@@ -381,11 +374,14 @@ def _drop_existing(conn: sa.Connection, names: list[str], if_exists: str) -> Non
 def _sql_table(metadata: sa.MetaData, name: str, frame: pd.DataFrame, schema: Schema) -> sa.Table:
     """Declare the SQL table of ``frame``: types from its dtypes, keys from the schema."""
     table = schema[name]
-    keys = set(table.primary_key) | set(table.foreign_keys)
+    keys = table.key_columns
     columns = [sa.Column(c, _sql_type(frame[c], c in keys), nullable=True) for c in frame.columns]
     constraints: list[sa.Constraint] = [
         sa.ForeignKeyConstraint(
-            [r.column], [f"{r.parent}.{r.parent_column}"], deferrable=True, initially="DEFERRED"
+            list(r.columns),
+            [f"{r.parent}.{c}" for c in r.parent_columns],
+            deferrable=True,
+            initially="DEFERRED",
         )
         for r in schema.relations
         if r.child == name

@@ -1,54 +1,54 @@
 """How the rows of a child table meet the rows of its parent: foreign keys as shared integer codes.
 
-One place decides how keys match, for every user of relations (the relational fidelity section,
-the entity views of the privacy section):
+The one place that decides how keys match, for every user of relations (integrity checks and
+findings, the relational fidelity section, entity views, sampling, splitting and subsets), so one
+key has one count everywhere:
 
-- the columns of a composite foreign key (declared as one ``ForeignKey`` per column) whose
-  referenced columns are, together, the parent's composite primary key form one key, matched on
-  the tuple of values;
+- a foreign key is a ``Relation`` of the schema: one or more child columns matched, in pairs, on
+  the tuple of their values against the parent's referenced columns;
+- key values are compared through ``key_values`` (integral floats as integers, so a key read as
+  float because of missing values still matches its integer parent key);
 - a missing key value (in any column of the key) links to no parent and is not an orphan;
+- a child key value that no parent row holds is an orphan;
 - when parent rows repeat a key value, children count once per distinct key value.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from reportgen.data.relational import RelationalData, key_values
-from reportgen.data.schema import Schema
+from reportgen.data.schema import Relation
 
 
-@dataclass(frozen=True)
-class ForeignKeyColumns:
-    """A foreign key over one or more columns: ``child.child_columns -> parent.parent_columns``."""
+def key_values(keys: pd.Series) -> np.ndarray:
+    """Key values comparable across dtypes: integral floats as ints, everything else as is."""
+    if pd.api.types.is_float_dtype(keys.dtype):
+        values = keys.to_numpy()
+        finite = values[np.isfinite(values)]
+        if np.all(np.mod(finite, 1) == 0):
+            return keys.astype("Int64").to_numpy(dtype=object, na_value=None)
+    return keys.to_numpy(dtype=object, na_value=None)
 
-    child: str
-    child_columns: tuple[str, ...]
-    parent: str
-    parent_columns: tuple[str, ...]
 
+def key_codes(frames: list[pd.DataFrame], columns: list[tuple[str, ...]]) -> list[np.ndarray]:
+    """Integer codes of the key tuples of several frames, shared across them (-1: missing part).
 
-def foreign_keys(schema: Schema) -> list[ForeignKeyColumns]:
-    """The schema's foreign keys, the columns of one composite key grouped into one (schema order)."""
-    keys: list[ForeignKeyColumns] = []
-    grouped: set[tuple[str, str]] = set()
-    for rel in schema.relations:
-        if (rel.child, rel.parent) in grouped:
-            continue
-        pk = schema[rel.parent].primary_key
-        into = [r for r in schema.relations if (r.child, r.parent) == (rel.child, rel.parent)]
-        referenced = [r.parent_column for r in into]
-        if len(pk) > 1 and sorted(referenced) == sorted(pk):
-            by_parent = {r.parent_column: r.column for r in into}
-            keys.append(ForeignKeyColumns(rel.child, tuple(by_parent[c] for c in pk), rel.parent, pk))
-            grouped.add((rel.child, rel.parent))
-        else:
-            keys.append(ForeignKeyColumns(rel.child, (rel.column,), rel.parent, (rel.parent_column,)))
-    return keys
+    ``columns[i]`` names the key's columns in ``frames[i]``, paired in order.
+    """
+    sizes = [len(f) for f in frames]
+    codes = np.zeros(sum(sizes), dtype=np.int64)
+    for part in zip(*columns, strict=True):
+        values = np.concatenate([key_values(f[c]) for f, c in zip(frames, part, strict=True)])
+        column_codes, uniques = pd.factorize(values)
+        codes = np.where((codes < 0) | (column_codes < 0), -1, codes * len(uniques) + column_codes)
+        valid = codes >= 0
+        codes[valid] = pd.factorize(codes[valid])[0]  # compact again, so composite keys cannot overflow
+    return np.split(codes, np.cumsum(sizes)[:-1])
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,29 @@ class Links:
     def n_orphans(self) -> int:
         return int(np.count_nonzero((self.child_codes >= 0) & ~self.has_parent))
 
+    @property
+    def n_null_keys(self) -> int:
+        """Child rows with a missing key value (no parent, and not orphans)."""
+        return int(np.count_nonzero(self.child_codes < 0))
+
+    @property
+    def n_duplicate_parent_keys(self) -> int:
+        """Parent rows that repeat the key value of an earlier parent row."""
+        present = self.parent_codes[self.parent_codes >= 0]
+        return len(present) - len(np.unique(present))
+
+    def parent_rows(self) -> np.ndarray:
+        """For each child row, the position of the first parent row with its key.
+
+        -1 marks a missing key value, -2 an orphan.
+        """
+        first_row = np.full(len(self._per_code), -2, dtype=np.int64)
+        present = np.flatnonzero(self.parent_codes >= 0)
+        codes, first = np.unique(self.parent_codes[present], return_index=True)
+        first_row[codes] = present[first]
+        found = np.where(self.child_codes >= 0, first_row[np.maximum(self.child_codes, 0)], -2)
+        return np.where(self.child_codes < 0, -1, found)
+
     @cached_property
     def _per_code(self) -> np.ndarray:
         n_codes = int(max(self.parent_codes.max(initial=0), self.child_codes.max(initial=0))) + 1
@@ -102,15 +125,9 @@ class Links:
         return np.where(found, means[np.where(found, self.parent_codes, 0)], np.nan)
 
 
-def link(data: RelationalData, fk: ForeignKeyColumns) -> Links:
-    """The key codes of ``fk`` in ``data``: both tables' key values factorised together."""
-    parent, child = data[fk.parent], data[fk.child]
-    n_parent = len(parent)
-    codes = np.zeros(n_parent + len(child), dtype=np.int64)
-    for parent_column, child_column in zip(fk.parent_columns, fk.child_columns, strict=True):
-        values = np.concatenate([key_values(parent[parent_column]), key_values(child[child_column])])
-        column_codes, uniques = pd.factorize(values)
-        codes = np.where((codes < 0) | (column_codes < 0), -1, codes * len(uniques) + column_codes)
-        valid = codes >= 0
-        codes[valid] = pd.factorize(codes[valid])[0]  # compact again, so composite keys cannot overflow
-    return Links(parent_codes=codes[:n_parent], child_codes=codes[n_parent:])
+def link(tables: Mapping[str, pd.DataFrame], rel: Relation) -> Links:
+    """The key codes of ``rel`` over ``tables`` (a ``RelationalData`` or any mapping of frames)."""
+    parent_codes, child_codes = key_codes(
+        [tables[rel.parent], tables[rel.child]], [rel.parent_columns, rel.columns]
+    )
+    return Links(parent_codes=parent_codes, child_codes=child_codes)

@@ -8,7 +8,8 @@ that is an error depends on the role of the data (real or synthetic), see ``vali
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import warnings
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,25 +18,61 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from reportgen.data.kinds import DEFAULT_MAX_CATEGORIES, infer_kind
+from reportgen.data.links import link
 from reportgen.data.schema import ColumnKind, Relation, Schema, Table
 from reportgen.errors import DataError, InvalidParameterError, SchemaError
 from reportgen.params import Interval, NoneValue, Options, check_param
 
 SINGLE_TABLE_NAME = "table"
+MIN_SERVED = 0.5  # whole-entity sampling is kept while every table gets half the rows the cap allows
 
 
 @dataclass(frozen=True)
 class KeyIntegrity:
-    """Key findings of one table: duplicate and missing primary keys, orphan foreign keys."""
+    """Key findings of one table: duplicate and missing primary keys, orphans per foreign key."""
 
     rows: int
     duplicate_primary_keys: int = 0
     missing_primary_keys: int = 0
-    orphans: dict[str, int] = field(default_factory=dict)
+    orphans: dict[Relation, int] = field(default_factory=dict)
 
     @property
     def is_clean(self) -> bool:
         return not (self.duplicate_primary_keys or self.missing_primary_keys or any(self.orphans.values()))
+
+
+@dataclass(frozen=True)
+class TableSample:
+    """How the rows of one table were chosen by ``RelationalData.sample``: for the report's run page."""
+
+    available: int
+    used: int
+    method: str
+
+    @property
+    def is_sampled(self) -> bool:
+        return self.used < self.available
+
+
+@dataclass(frozen=True)
+class SplitPlan:
+    """How ``RelationalData.split`` divided the data, and what the reader should know about it.
+
+    ``root`` is the table whose rows are the entities; ``split_tables`` its hierarchy (each row on
+    one side only); ``copied_tables`` the tables outside it, copied whole to both sides (so their
+    holdout equals their training data); ``largest_entity_share`` the share of each split table's
+    rows held by its largest entity; ``problems`` what makes the holdout less useful, in words.
+    """
+
+    root: str
+    split_tables: tuple[str, ...]
+    copied_tables: tuple[str, ...]
+    largest_entity_share: dict[str, float]
+    problems: tuple[str, ...] = ()
+
+
+class SplitWarning(UserWarning):
+    """``RelationalData.split`` could not give every table a usable holdout share."""
 
 
 class RelationalData(Mapping[str, pd.DataFrame]):
@@ -62,6 +99,8 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         self._tables = {name: frame.copy(deep=False) for name, frame in tables.items()}
         self.schema = Schema(resolved)
         self.max_categories = max_categories
+        self.sampling: dict[str, TableSample] | None = None
+        self.split_plan: SplitPlan | None = None
 
     # -- Mapping interface -------------------------------------------------------------------
     def __getitem__(self, name: str) -> pd.DataFrame:
@@ -95,6 +134,14 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         new._tables = dict(tables)
         new.schema = self.schema
         new.max_categories = self.max_categories
+        new.sampling = None
+        new.split_plan = None
+        return new
+
+    def restricted(self, tables: Collection[str]) -> RelationalData:
+        """Only ``tables`` (in this order of the schema), with the foreign keys among them."""
+        new = self.with_tables({t: f for t, f in self._tables.items() if t in tables})
+        new.schema = self.schema.subset(tables)
         return new
 
     # -- keys ----------------------------------------------------------------------------------
@@ -108,52 +155,68 @@ class RelationalData(Mapping[str, pd.DataFrame]):
                 keys = frame[list(table.primary_key)]
                 missing = int(keys.isna().any(axis=1).sum())
                 dup = int(keys.dropna().duplicated().sum())
-            orphans = {
-                rel.column: int(np.count_nonzero(self._parent_positions(rel) == -2))
-                for rel in self.schema.relations
-                if rel.child == name
-            }
+            orphans = {rel: link(self, rel).n_orphans for rel in self.schema.relations if rel.child == name}
             out[name] = KeyIntegrity(len(frame), dup, missing, orphans)
         return out
-
-    def _parent_positions(self, rel: Relation) -> np.ndarray:
-        """For each child row: the position of its parent row, -1 for a null key, -2 for an orphan."""
-        child_keys = self._tables[rel.child][rel.column]
-        parent_keys = self._tables[rel.parent][rel.parent_column]
-        parent_index = pd.Index(key_values(parent_keys))
-        first = ~parent_index.duplicated(keep="first")  # a duplicated parent key refers to its first row
-        found = parent_index[first].get_indexer(key_values(child_keys))
-        found = np.where(found >= 0, np.flatnonzero(first)[np.maximum(found, 0)], -2)
-        return np.where(child_keys.isna().to_numpy(), -1, found)
 
     # -- split and sample ------------------------------------------------------------------------
     def default_root(self) -> str:
         """The table whose rows are the entities: the root with the most rows below it."""
-
-        def weight(table: str) -> int:
-            return sum(len(self._tables[t]) for t in [table, *self.schema.descendants(table)])
-
         roots = self.schema.roots()
-        return max(roots, key=lambda t: (weight(t), -roots.index(t)))
+        return max(roots, key=lambda t: (self._hierarchy_rows(t), -roots.index(t)))
+
+    def _hierarchy_rows(self, table: str) -> int:
+        return sum(len(self._tables[t]) for t in [table, *self.schema.descendants(table)])
+
+    def plan_split(self, ratio: float, *, root: str | None = None) -> SplitPlan:
+        """Which table ``split`` divides on, and why (see ``split``); nothing is split here."""
+        check_param("plan_split", "ratio", ratio, [Interval(float, 0, 1, closed="neither")])
+        check_param("plan_split", "root", root, [NoneValue(), Options(tuple(self))])
+        candidates = [root] if root is not None else list(self)
+        plans = [self._split_plan(c, ratio) for c in candidates]
+        usable = [p for p in plans if not p.problems] or plans
+        return max(usable, key=lambda p: (self._hierarchy_rows(p.root), len(p.split_tables), -plans.index(p)))
+
+    def _split_plan(self, root: str, ratio: float) -> SplitPlan:
+        labels, n_entities = self._entity_labels(root)
+        shares = {t: float(np.bincount(lab).max() / len(lab)) for t, lab in labels.items() if len(lab) > 0}
+        bound = (1 - ratio) / 2
+        problems = [
+            f"one {root!r} entity holds {share:.0%} of table {t!r}'s rows, so its holdout share "
+            "depends on where that entity lands"
+            for t, share in shares.items()
+            if share > bound and len(labels[t]) > 1
+        ]
+        if n_entities < 2:
+            problems.insert(0, f"table {root!r} and its descendants form only {n_entities} entity")
+        copied = tuple(t for t in self if t not in labels)
+        return SplitPlan(root, tuple(labels), copied, shares, tuple(problems))
 
     def split(
         self, ratio: float, seed: int = 0, *, root: str | None = None
     ) -> tuple[RelationalData, RelationalData]:
         """Split into (train, test) by entity, ``ratio`` of the entities going to train.
 
-        An entity is a row of the ``root`` table (default: ``default_root()``) with every row that
-        descends from it along the foreign keys; rows linked through a self-reference or a child
-        with two parents in the root's hierarchy travel together. No entity lands on both sides.
-        Tables outside the root's hierarchy (lookup tables such as a genre list) are copied to
-        both sides, so that each side stays referentially closed.
+        An entity is a row of the ``root`` table with every row that descends from it along the
+        foreign keys; rows linked through a self-reference or a child with two parents in the
+        root's hierarchy travel together. No entity lands on both sides. Tables outside the root's
+        hierarchy (lookup tables such as a genre list) are copied to both sides, so each side stays
+        referentially closed; their holdout is their training data. Without ``root``, the table
+        is chosen (``plan_split``) so that no entity holds more than half of the expected holdout
+        share of any table, covering as many rows as possible; when no table allows that, the
+        split goes on and a ``SplitWarning`` says why. Both sides carry the plan as ``split_plan``.
         """
         check_param("split", "ratio", ratio, [Interval(float, 0, 1, closed="neither")])
         check_param("split", "seed", seed, [Interval(int, 0, None)])
         check_param("split", "root", root, [NoneValue(), Options(tuple(self))])
+        plan = self.plan_split(ratio, root=root)
         rng = np.random.default_rng(seed)
-        labels, n_entities = self._entity_labels(root or self.default_root())
+        labels, n_entities = self._entity_labels(plan.root)
         if n_entities < 2:
-            raise DataError(f"Cannot split: the data has {n_entities} entity; a split needs at least 2.")
+            raise DataError(
+                f"Cannot split on table {plan.root!r}: it has {n_entities} entity; a split needs at "
+                "least 2. Name another table with root=, or split the data yourself."
+            )
         order = rng.permutation(n_entities)
         n_train = min(max(round(ratio * n_entities), 1), n_entities - 1)
         in_train = np.zeros(n_entities, dtype=bool)
@@ -165,21 +228,57 @@ class RelationalData(Mapping[str, pd.DataFrame]):
                 train[name], test[name] = frame[mask], frame[~mask]
             else:
                 train[name], test[name] = frame, frame
-        return self.with_tables(train), self.with_tables(test)
+        empty = [t for t in labels if len(self._tables[t]) and (len(test[t]) == 0 or len(train[t]) == 0)]
+        problems = plan.problems + tuple(f"table {t!r} has rows on one side only" for t in empty)
+        plan = SplitPlan(
+            plan.root, plan.split_tables, plan.copied_tables, plan.largest_entity_share, problems
+        )
+        if problems:
+            warnings.warn(
+                f"Split on table {plan.root!r}: " + "; ".join(problems) + ". Choose root= or more data.",
+                SplitWarning,
+                stacklevel=2,
+            )
+        out = self.with_tables(train), self.with_tables(test)
+        for side in out:
+            side.split_plan = plan
+        return out
 
     def sample(self, n_max: int, seed: int = 0, *, root: str | None = None) -> RelationalData:
-        """At most ``n_max`` rows per table, sampled by whole entities, referentially closed.
+        """At most about ``n_max`` rows per table, referentially closed; ``sampling`` says how.
 
-        Entities of the root's hierarchy are drawn in a seeded random order and kept while every
-        table stays within ``n_max``. Other tables keep the rows the kept rows refer to, filled up
-        at random to ``n_max``; where the referenced rows alone exceed ``n_max``, closure wins.
+        First choice: whole entities of ``root`` (default ``default_root()``), drawn in a seeded
+        random order and kept while every table stays within ``n_max``, so each kept parent keeps
+        all its children. When that would leave a table with under half of the rows it could have
+        (one entity holds most rows, or tables belong to several hierarchies) and no ``root`` was
+        named, rows are drawn where they are instead (``_row_sample``), if that serves the
+        least-served table better: tables within the cap are kept whole, and from the children up,
+        each table over the cap keeps the rows its kept child rows refer to, then uniform random
+        rows up to ``n_max``; where the referenced rows alone exceed the cap, a uniform ``n_max`` of
+        them is kept and the child rows that referred to the others are dropped (``keep_rows``).
+        ``sampling`` gives, per table, the rows available, the rows used and how they were drawn.
         """
         check_param("sample", "n_max", n_max, [Interval(int, 1, None)])
         check_param("sample", "seed", seed, [Interval(int, 0, None)])
+        check_param("sample", "root", root, [NoneValue(), Options(tuple(self))])
         if all(len(f) <= n_max for f in self._tables.values()):
             return self
         rng = np.random.default_rng(seed)
-        labels, n_entities = self._entity_labels(root or self.default_root())
+        kept, methods = self._entity_sample(root or self.default_root(), n_max, rng)
+        if root is None and self._served(kept, n_max) < MIN_SERVED:
+            by_rows = self._row_sample(n_max, rng)
+            if self._served(by_rows[0], n_max) > self._served(kept, n_max):
+                kept, methods = by_rows
+        sample = self.with_tables({n: f[kept[n]] for n, f in self._tables.items()})
+        sample.sampling = {
+            n: TableSample(len(f), int(kept[n].sum()), methods[n]) for n, f in self._tables.items()
+        }
+        return sample
+
+    def _entity_sample(
+        self, root: str, n_max: int, rng: np.random.Generator
+    ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+        labels, n_entities = self._entity_labels(root)
         order = rng.permutation(n_entities)
         rank = np.empty(n_entities, dtype=np.int64)
         rank[order] = np.arange(n_entities)
@@ -189,34 +288,69 @@ class RelationalData(Mapping[str, pd.DataFrame]):
             fits &= np.cumsum(per_entity) <= n_max
         n_keep = int(np.argmin(fits)) if not fits.all() else n_entities
         kept = {name: rank[lab] < n_keep for name, lab in labels.items()}
+        methods = dict.fromkeys(labels, f"whole entities of {root!r} (each with all its rows below it)")
         for name in reversed(self.schema.topological_order()):
             if name not in labels:
-                kept[name] = self._closed_sample(name, kept, n_max, rng)
-        return self.with_tables({n: f[kept[n]] for n, f in self._tables.items()})
+                kept[name], methods[name] = self._closed_rows(name, kept, n_max, rng)
+        return kept, methods
 
-    def _closed_sample(
+    def _served(self, kept: Mapping[str, np.ndarray], n_max: int) -> float:
+        """The smallest share, over tables, of the rows a table could have had within the cap."""
+        return min(int(kept[n].sum()) / min(len(f), n_max) for n, f in self._tables.items() if len(f))
+
+    def _row_sample(
+        self, n_max: int, rng: np.random.Generator
+    ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+        """Children first: each table keeps what its kept child rows refer to, then random rows."""
+        from reportgen.data.subsets import keep_rows  # subsets builds on this module
+
+        kept: dict[str, np.ndarray] = {}
+        methods: dict[str, str] = {}
+        for name in reversed(self.schema.topological_order()):
+            kept[name], methods[name] = self._closed_rows(name, kept, n_max, rng)
+        _, dropped = keep_rows(self, kept)
+        for name, lost in dropped.items():
+            if lost.any():
+                kept[name] &= ~lost
+                methods[name] += ", less the rows whose parent row was not kept"
+        return kept, methods
+
+    def _closed_rows(
         self, name: str, kept: dict[str, np.ndarray], n_max: int, rng: np.random.Generator
-    ) -> np.ndarray:
-        """Rows of a table outside the root's hierarchy: those referred to, then random ones."""
+    ) -> tuple[np.ndarray, str]:
+        """The rows of one table that kept child rows refer to, then random ones up to ``n_max``."""
         frame = self._tables[name]
+        if len(frame) <= n_max:
+            return np.ones(len(frame), dtype=bool), "all rows"
         required = np.zeros(len(frame), dtype=bool)
+        referring = []
         for rel in self.schema.children(name):
             if rel.child in kept:
-                pos = self._parent_positions(rel)[kept[rel.child]]
+                pos = link(self, rel).parent_rows()[kept[rel.child]]
                 required[pos[pos >= 0]] = True
-        free = np.flatnonzero(~required)
-        n_fill = max(0, n_max - int(required.sum()))
-        chosen = required.copy()
-        chosen[rng.choice(free, size=min(n_fill, len(free)), replace=False)] = True
+                referring.append(rel.child)
+        over_cap = int(required.sum()) > n_max
+        if over_cap:
+            chosen = np.zeros(len(frame), dtype=bool)
+            chosen[rng.choice(np.flatnonzero(required), size=n_max, replace=False)] = True
+        else:
+            free = np.flatnonzero(~required)
+            chosen = required.copy()
+            chosen[rng.choice(free, size=n_max - int(required.sum()), replace=False)] = True
         for rel in self.schema.self_references(name):
-            parents = self._parent_positions(rel)
+            parents = link(self, rel).parent_rows()
             while True:
                 needed = parents[chosen]
                 needed = needed[needed >= 0]
                 if chosen[needed].all():
                     break
                 chosen[needed] = True
-        return chosen
+        if not referring:
+            return chosen, "uniform random rows"
+        method = f"the rows that sampled {', '.join(map(repr, dict.fromkeys(referring)))} rows refer to"
+        if over_cap:
+            return chosen, f"uniform random rows among {method}"
+        return chosen, method + ", then uniform random rows"
 
     def _entity_labels(self, root: str) -> tuple[dict[str, np.ndarray], int]:
         """Entity number of every row of ``root`` and its descendants (connected components)."""
@@ -226,7 +360,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         rows, cols = [], []
         for rel in self.schema.relations:
             if rel.child in offsets and rel.parent in offsets:
-                parent = self._parent_positions(rel)
+                parent = link(self, rel).parent_rows()
                 child = np.flatnonzero(parent >= 0)
                 rows.append(child + offsets[rel.child])
                 cols.append(parent[child] + offsets[rel.parent])
@@ -235,16 +369,6 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         graph = coo_matrix((np.ones(len(rows_arr)), (rows_arr, cols_arr)), shape=(n_nodes, n_nodes))
         n, labels = connected_components(graph, directed=False)
         return {t: labels[offsets[t] : offsets[t] + len(self._tables[t])] for t in tables}, n
-
-
-def key_values(keys: pd.Series) -> np.ndarray:
-    """Key values comparable across dtypes: integral floats as ints, everything else as is."""
-    if pd.api.types.is_float_dtype(keys.dtype):
-        values = keys.to_numpy()
-        finite = values[np.isfinite(values)]
-        if np.all(np.mod(finite, 1) == 0):
-            return keys.astype("Int64").to_numpy(dtype=object, na_value=None)
-    return keys.to_numpy(dtype=object, na_value=None)
 
 
 def as_relational(

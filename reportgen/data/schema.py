@@ -11,15 +11,24 @@ inference is recorded so the report can show it::
 
 A composite primary key is several ``PrimaryKey()`` columns; a column that is both part of the
 primary key and a foreign key is ``ForeignKey(parent=..., primary_key=True)``; a self-reference is a
-``ForeignKey`` whose parent is the table itself. ``Table(..., target="income")`` names the column that
+``ForeignKey`` whose parent is the table itself. A foreign key over several columns (a composite key,
+or one whose columns also belong to other keys) is declared on the table::
+
+    Table(foreign_keys=[ForeignKey(parent="teams", columns=["yearID", "teamID"])], stint="integer")
+
+``parent_columns`` defaults to the parent's primary key, in its order. Per-column foreign keys from
+one table into one parent that together reference the parent's whole composite primary key are
+read as one composite key too (the layout of older schema files).
+
+``Table(..., target="income")`` names the column that
 the utility section predicts (a column literally called "target" is declared through the mapping
 form, ``Table({"target": "categorical"})``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -77,32 +86,61 @@ class PrimaryKey:
 
 @dataclass(frozen=True)
 class ForeignKey:
-    """Marks a column as referring to a row of ``parent``.
+    """A reference from rows of one table to rows of ``parent``.
 
-    ``parent_column`` defaults to the parent's single-column primary key. ``primary_key=True``
-    makes the column part of its own table's primary key too (bridge tables).
+    As a column's spec (``customer_id=ForeignKey(parent="customers")``) it is a one-column key;
+    ``parent_column`` then names the referenced column (default: the parent's primary key) and
+    ``primary_key=True`` makes the column part of its own table's primary key too (bridge tables).
+    In ``Table(foreign_keys=[...])`` it names its own ``columns``, and ``parent_columns`` (default:
+    the parent's primary key), so a key may span several columns and a column may be in several keys.
     """
 
     parent: str
     parent_column: str | None = None
     primary_key: bool = False
+    columns: tuple[str, ...] = ()
+    parent_columns: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("columns", "parent_columns"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(map(str, value)))
+        if self.parent_column is not None:
+            if self.parent_columns and self.parent_columns != (self.parent_column,):
+                raise SchemaError(
+                    f"ForeignKey to {self.parent!r}: give parent_column or parent_columns, not both."
+                )
+            object.__setattr__(self, "parent_columns", (self.parent_column,))
 
 
 @dataclass(frozen=True)
 class Relation:
-    """One resolved foreign key: ``child.column`` refers to ``parent.parent_column``."""
+    """One resolved foreign key: ``child.columns`` refer to ``parent.parent_columns``, in pairs."""
 
     child: str
-    column: str
+    columns: tuple[str, ...]
     parent: str
-    parent_column: str
+    parent_columns: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        for name in ("columns", "parent_columns"):
+            value = getattr(self, name)
+            object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
 
     @property
     def is_self_reference(self) -> bool:
         return self.child == self.parent
 
+    @property
+    def is_composite(self) -> bool:
+        return len(self.columns) > 1
+
     def __str__(self) -> str:
-        return f"{self.child}.{self.column} -> {self.parent}.{self.parent_column}"
+        return f"{self.child}.{_key_text(self.columns)} -> {self.parent}.{_key_text(self.parent_columns)}"
+
+
+def _key_text(columns: tuple[str, ...]) -> str:
+    return columns[0] if len(columns) == 1 else f"({', '.join(columns)})"
 
 
 ColumnSpec = ColumnKind | str | PrimaryKey | ForeignKey
@@ -112,13 +150,15 @@ ColumnSpec = ColumnKind | str | PrimaryKey | ForeignKey
 class Table:
     """The declared columns of one table: their kinds and keys.
 
-    ``inferred`` names the columns whose kind was inferred from data rather than declared;
-    ``target`` the column the utility section predicts (None: the table has no target).
+    ``foreign_keys`` lists every foreign key with its ``columns`` filled in (column-spec keys and
+    ``Table(foreign_keys=[...])`` alike). ``inferred`` names the columns whose kind was inferred
+    from data rather than declared; ``target`` the column the utility section predicts (None: the
+    table has no target).
     """
 
     kinds: Mapping[str, ColumnKind] = field(default_factory=dict)
     primary_key: tuple[str, ...] = ()
-    foreign_keys: Mapping[str, ForeignKey] = field(default_factory=dict)
+    foreign_keys: tuple[ForeignKey, ...] = ()
     inferred: frozenset[str] = frozenset()
     target: str | None = None
 
@@ -128,6 +168,7 @@ class Table:
         /,
         *,
         target: str | None = None,
+        foreign_keys: Sequence[ForeignKey] = (),
         **more: ColumnSpec,
     ):
         if target is not None and not isinstance(target, str):
@@ -138,21 +179,30 @@ class Table:
         specs: dict[str, ColumnSpec] = {**(columns or {}), **more}
         kinds: dict[str, ColumnKind] = {}
         primary_key: list[str] = []
-        foreign_keys: dict[str, ForeignKey] = {}
+        keys: list[ForeignKey] = []
         for name, spec in specs.items():
             if isinstance(spec, PrimaryKey):
                 primary_key.append(name)
                 kinds[name] = ColumnKind.ID
             elif isinstance(spec, ForeignKey):
-                foreign_keys[name] = spec
+                if spec.columns and spec.columns != (name,):
+                    raise SchemaError(
+                        f"Column {name!r}: a ForeignKey given as a column's spec covers that column; "
+                        "declare a key over other columns with Table(foreign_keys=[...])."
+                    )
+                keys.append(replace(spec, columns=(name,)))
                 kinds[name] = ColumnKind.ID
                 if spec.primary_key:
                     primary_key.append(name)
             else:
                 kinds[name] = ColumnKind.parse(spec, f"column {name!r}")
+        for fk in foreign_keys:
+            keys.append(_table_level_key(fk))
+            for column in fk.columns:
+                kinds[column] = ColumnKind.ID
         object.__setattr__(self, "kinds", kinds)
         object.__setattr__(self, "primary_key", tuple(primary_key))
-        object.__setattr__(self, "foreign_keys", foreign_keys)
+        object.__setattr__(self, "foreign_keys", tuple(keys))
         object.__setattr__(self, "inferred", frozenset())
         object.__setattr__(self, "target", target)
 
@@ -160,22 +210,33 @@ class Table:
     def columns(self) -> list[str]:
         return list(self.kinds)
 
+    @property
+    def key_columns(self) -> frozenset[str]:
+        """Columns of the primary key or of any foreign key: compared through keys, never as data."""
+        return frozenset(self.primary_key).union(*(fk.columns for fk in self.foreign_keys))
+
+    def _copy(self, kinds: Mapping[str, ColumnKind], inferred: frozenset[str]) -> Table:
+        new = Table(target=self.target)
+        object.__setattr__(new, "kinds", dict(kinds))
+        object.__setattr__(new, "primary_key", self.primary_key)
+        object.__setattr__(new, "foreign_keys", self.foreign_keys)
+        object.__setattr__(new, "inferred", inferred)
+        return new
+
     def with_inferred(self, inferred: Mapping[str, ColumnKind]) -> Table:
         """This table plus columns whose kinds were inferred from data (in the given order)."""
-        new = Table(target=self.target)
-        object.__setattr__(new, "kinds", {**self.kinds, **inferred})
-        object.__setattr__(new, "primary_key", self.primary_key)
-        object.__setattr__(new, "foreign_keys", dict(self.foreign_keys))
-        object.__setattr__(new, "inferred", self.inferred | frozenset(inferred))
-        return new
+        return self._copy({**self.kinds, **inferred}, self.inferred | frozenset(inferred))
 
     def ordered(self, order: list[str]) -> Table:
         """The same table with its columns in ``order`` (the data's column order)."""
-        new = Table(target=self.target)
-        object.__setattr__(new, "kinds", {c: self.kinds[c] for c in order})
-        object.__setattr__(new, "primary_key", self.primary_key)
-        object.__setattr__(new, "foreign_keys", dict(self.foreign_keys))
-        object.__setattr__(new, "inferred", self.inferred)
+        return self._copy({c: self.kinds[c] for c in order}, self.inferred)
+
+    def without_keys_into(self, tables: Collection[str]) -> Table:
+        """This table without its foreign keys into ``tables`` (their columns stay, as identifiers)."""
+        new = self._copy(self.kinds, self.inferred)
+        object.__setattr__(
+            new, "foreign_keys", tuple(fk for fk in self.foreign_keys if fk.parent not in tables)
+        )
         return new
 
     def to_dict(self) -> dict[str, Any]:
@@ -186,18 +247,11 @@ class Table:
         """
         out: dict[str, Any] = {
             "primary_key": list(self.primary_key),
-            "foreign_keys": [
-                {
-                    "column": col,
-                    "parent": fk.parent,
-                    **({"parent_column": fk.parent_column} if fk.parent_column else {}),
-                }
-                for col, fk in self.foreign_keys.items()
-            ],
+            "foreign_keys": [_key_to_dict(fk) for fk in self.foreign_keys],
             "columns": {
                 c: k.value
                 for c, k in self.kinds.items()
-                if c not in self.primary_key and c not in self.foreign_keys and c not in self.inferred
+                if c not in self.key_columns and c not in self.inferred
             },
         }
         if self.target is not None:
@@ -215,28 +269,55 @@ class Table:
             )
         pk = spec.get("primary_key") or []
         pk = [str(pk)] if isinstance(pk, str) else [str(c) for c in pk]
-        foreign = {}
-        for fk in spec.get("foreign_keys") or []:
-            if not isinstance(fk, Mapping) or "column" not in fk or "parent" not in fk:
-                raise SchemaError(f"{where}: each foreign key needs 'column' and 'parent', got {fk!r}.")
-            foreign[str(fk["column"])] = fk
-        specs: dict[str, ColumnSpec] = {}
-        for column in [*pk, *foreign]:  # primary key columns first, in the key's own order
-            if column in specs:
-                continue
-            fk = foreign.get(column)
-            specs[column] = (
-                PrimaryKey()
-                if fk is None
-                else ForeignKey(
-                    parent=str(fk["parent"]), parent_column=fk.get("parent_column"), primary_key=column in pk
-                )
-            )
+        keys = [_key_from_dict(fk, where) for fk in spec.get("foreign_keys") or []]
+        specs: dict[str, ColumnSpec] = dict.fromkeys(pk, PrimaryKey())  # key columns first, in order
         for name, kind in (spec.get("columns") or {}).items():
             if str(name) not in specs:
                 specs[str(name)] = ColumnKind.parse(kind, f"{where}, column {name!r}")
         target = spec.get("target")
-        return cls(specs, target=None if target is None else str(target))
+        return cls(specs, foreign_keys=keys, target=None if target is None else str(target))
+
+
+def _table_level_key(fk: ForeignKey) -> ForeignKey:
+    if not isinstance(fk, ForeignKey):
+        raise SchemaError(f"Table(foreign_keys=...) takes ForeignKey objects; got {fk!r}.")
+    if not fk.columns:
+        raise SchemaError(
+            f"ForeignKey to {fk.parent!r} in Table(foreign_keys=...): name its columns, e.g. "
+            "ForeignKey(parent=..., columns=['a', 'b'])."
+        )
+    if fk.primary_key:
+        raise SchemaError(
+            f"ForeignKey to {fk.parent!r} over {list(fk.columns)}: declare primary key columns "
+            "with PrimaryKey() (or the column's own ForeignKey(..., primary_key=True))."
+        )
+    return fk
+
+
+def _key_to_dict(fk: ForeignKey) -> dict[str, Any]:
+    if len(fk.columns) == 1:
+        return {
+            "column": fk.columns[0],
+            "parent": fk.parent,
+            **({"parent_column": fk.parent_columns[0]} if fk.parent_columns else {}),
+        }
+    return {
+        "columns": list(fk.columns),
+        "parent": fk.parent,
+        **({"parent_columns": list(fk.parent_columns)} if fk.parent_columns else {}),
+    }
+
+
+def _key_from_dict(fk: Any, where: str) -> ForeignKey:
+    if not isinstance(fk, Mapping) or "parent" not in fk or ("column" in fk) == ("columns" in fk):
+        raise SchemaError(
+            f"{where}: each foreign key needs 'parent' and either 'column' or 'columns'; got {fk!r}."
+        )
+    columns = [fk["column"]] if "column" in fk else fk["columns"]
+    parents = fk.get("parent_columns") or ([fk["parent_column"]] if fk.get("parent_column") else [])
+    if isinstance(columns, str) or not columns:
+        raise SchemaError(f"{where}: 'columns' of a foreign key is a non-empty list of names; got {fk!r}.")
+    return ForeignKey(parent=str(fk["parent"]), columns=tuple(columns), parent_columns=tuple(parents))
 
 
 class Schema(Mapping[str, Table]):
@@ -285,30 +366,43 @@ class Schema(Mapping[str, Table]):
 
     def _resolve_relations(self) -> Iterator[Relation]:
         for child, table in self._tables.items():
-            for column, fk in table.foreign_keys.items():
-                where = f"Table {child!r}, column {column!r}"
-                if fk.parent not in self._tables:
-                    raise SchemaError(
-                        f"{where}: foreign key to table {fk.parent!r}, which is not in the "
-                        f"schema (tables: {sorted(self._tables)}). Add the parent table or "
-                        "declare the column as a plain column."
-                    )
-                parent = self._tables[fk.parent]
-                parent_column = fk.parent_column
-                if parent_column is None:
-                    if len(parent.primary_key) != 1:
-                        raise SchemaError(
-                            f"{where}: foreign key to {fk.parent!r}, whose primary key has "
-                            f"{len(parent.primary_key)} columns; name the referenced column "
-                            "with ForeignKey(parent=..., parent_column=...)."
-                        )
-                    parent_column = parent.primary_key[0]
-                elif parent_column not in parent.kinds:
-                    raise SchemaError(
-                        f"{where}: foreign key to {fk.parent}.{parent_column}, a column the "
-                        f"schema does not declare in {fk.parent!r}."
-                    )
-                yield Relation(child, column, fk.parent, parent_column)
+            resolved = [self._resolve(child, fk) for fk in table.foreign_keys]
+            yield from _grouped_per_column_keys(resolved, self._tables)
+
+    def _resolve(self, child: str, fk: ForeignKey) -> Relation:
+        where = f"Table {child!r}, column{'s' if len(fk.columns) > 1 else ''} {_names(fk.columns)}"
+        if fk.parent not in self._tables:
+            raise SchemaError(
+                f"{where}: foreign key to table {fk.parent!r}, which is not in the schema (tables: "
+                f"{sorted(self._tables)}). Add the parent table or declare the column as a plain column."
+            )
+        parent = self._tables[fk.parent]
+        parent_columns = fk.parent_columns or parent.primary_key
+        if not fk.parent_columns and len(parent.primary_key) != len(fk.columns):
+            if len(fk.columns) == 1 and len(parent.primary_key) > 1:
+                raise SchemaError(
+                    f"{where}: foreign key to {fk.parent!r}, whose primary key has "
+                    f"{len(parent.primary_key)} columns; name the referenced column with "
+                    "ForeignKey(parent=..., parent_column=...), or declare the whole key with "
+                    "Table(foreign_keys=[ForeignKey(parent=..., columns=[...])])."
+                )
+            raise SchemaError(
+                f"{where}: foreign key to {fk.parent!r}, whose primary key is "
+                f"{_names(parent.primary_key) or 'not declared'}; the key needs one referenced column per "
+                "column: give parent_columns."
+            )
+        if len(parent_columns) != len(fk.columns):
+            raise SchemaError(
+                f"{where}: {len(fk.columns)} column(s) refer to {len(parent_columns)} column(s) "
+                f"{_names(parent_columns)} of {fk.parent!r}; give one referenced column per column."
+            )
+        unknown = [c for c in parent_columns if c not in parent.kinds]
+        if unknown:
+            raise SchemaError(
+                f"{where}: foreign key to {fk.parent}.{_names(tuple(unknown))}, column(s) the schema "
+                f"does not declare in {fk.parent!r}."
+            )
+        return Relation(child, fk.columns, fk.parent, tuple(parent_columns))
 
     def _check_acyclic(self) -> None:
         order = self.topological_order()
@@ -318,6 +412,11 @@ class Schema(Mapping[str, Table]):
                 f"The foreign keys between tables {stuck} form a cycle; reportgen needs the "
                 "tables to form a hierarchy (self-references are allowed)."
             )
+
+    def subset(self, tables: Collection[str]) -> Schema:
+        """The schema of ``tables`` only: foreign keys into the other tables are left out."""
+        dropped = [t for t in self._tables if t not in tables]
+        return Schema({t: self._tables[t].without_keys_into(dropped) for t in self._tables if t in tables})
 
     def parents(self, table: str) -> list[Relation]:
         """Foreign keys of ``table`` to other tables (self-references excluded)."""
@@ -381,6 +480,35 @@ class Schema(Mapping[str, Table]):
         )
 
 
+def _names(columns: tuple[str, ...]) -> str:
+    return ", ".join(repr(c) for c in columns)
+
+
+def _grouped_per_column_keys(relations: list[Relation], tables: Mapping[str, Table]) -> list[Relation]:
+    """Relations of one child table, one-column keys merged into one composite key where needed.
+
+    One-column keys into one parent are merged when their referenced columns are, together, the
+    parent's composite primary key (the per-column layout of older schemas).
+    """
+    out: list[Relation] = []
+    merged: set[str] = set()
+    for rel in relations:
+        if rel.is_composite:
+            out.append(rel)
+            continue
+        if rel.parent in merged:
+            continue
+        pk = tables[rel.parent].primary_key
+        into = [r for r in relations if r.parent == rel.parent and not r.is_composite]
+        by_parent = {r.parent_columns[0]: r.columns[0] for r in into}
+        if len(pk) > 1 and len(into) == len(pk) and sorted(by_parent) == sorted(pk):
+            out.append(Relation(rel.child, tuple(by_parent[c] for c in pk), rel.parent, pk))
+            merged.add(rel.parent)
+        else:
+            out.append(rel)
+    return out
+
+
 def _from_neutral_metadata(spec: Mapping[str, Any]) -> dict[str, Any]:
     """Translate the shared datasets' ``metadata.json`` layout into reportgen's own."""
     tables: dict[str, Any] = {}
@@ -392,15 +520,17 @@ def _from_neutral_metadata(spec: Mapping[str, Any]) -> dict[str, Any]:
             "columns": {c: k for c, k in (table.get("columns") or {}).items() if c not in pk},
         }
     for rel in spec.get("relationships") or []:
-        child_key, parent_key = list(rel["child_key"]), list(rel["parent_key"])
-        if len(child_key) != 1:
-            raise SchemaError(
-                f"Relationship {rel['child_table']} -> {rel['parent_table']}: composite foreign "
-                "keys are not supported yet."
-            )
+        where = f"Relationship {rel.get('child_table')!r} -> {rel.get('parent_table')!r}"
+        if rel.get("child_table") not in tables or rel.get("parent_table") not in tables:
+            raise SchemaError(f"{where}: both tables must be listed under 'tables'.")
         child = tables[rel["child_table"]]
         child["foreign_keys"].append(
-            {"column": child_key[0], "parent": rel["parent_table"], "parent_column": parent_key[0]}
+            {
+                "columns": list(rel["child_key"]),
+                "parent": rel["parent_table"],
+                "parent_columns": list(rel["parent_key"]),
+            }
         )
-        child["columns"].pop(child_key[0], None)
+        for column in rel["child_key"]:
+            child["columns"].pop(column, None)
     return {"tables": tables}

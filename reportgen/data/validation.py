@@ -1,49 +1,25 @@
-"""Checks that depend on the role of the data: real data must be sound, synthetic data is judged.
+"""Checks of the inputs before any metric: what can be evaluated, and what the reader must know.
 
-Real (training and holdout) data with duplicate primary keys, orphan foreign keys or empty tables
-cannot be evaluated and raises. The same defects in synthetic data are what the report is for: they
-are counted and listed as findings. Holdout and synthetic data are conformed to the training data's
-schema: a missing table or column raises, an extra one is dropped with a warning.
+Only what makes evaluation impossible raises: a training table without rows, a holdout that lacks
+a table or column the training data has. Key problems (duplicate or missing primary keys, orphan
+foreign keys) are counted per table and foreign key in every role and become findings: in real
+data they are the data as it is, and the evaluation goes on; in synthetic data they are what the
+report is for. A synthetic table that is missing is a failed finding, and the evaluation goes on
+without it. Holdout and synthetic data are conformed to the training data's schema: an extra table
+or column is dropped with a finding.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import pandas as pd
 
-from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData, with_string_columns
-from reportgen.errors import DataError, IncompatibleDataError, IntegrityError
+from reportgen.data.relational import SINGLE_TABLE_NAME, KeyIntegrity, RelationalData, with_string_columns
+from reportgen.errors import DataError, IncompatibleDataError
 from reportgen.results import Finding
 
 TRAIN, TEST, SYNTH = "training", "holdout", "synthetic"
-
-
-def check_real(data: RelationalData, role: str) -> None:
-    """Raise if real data has an empty table or breaks its keys."""
-    check_not_empty(data, role)
-    for name, found in data.integrity().items():
-        table = data.schema[name]
-        pk = ", ".join(table.primary_key)
-        if found.duplicate_primary_keys:
-            raise IntegrityError(
-                f"Table {name!r} of the {role} data: {found.duplicate_primary_keys} rows repeat a "
-                f"primary key ({pk}) of an earlier row. A primary key must be unique: fix the "
-                "data, or declare the column(s) as plain columns."
-            )
-        if found.missing_primary_keys:
-            raise IntegrityError(
-                f"Table {name!r} of the {role} data: {found.missing_primary_keys} rows have a "
-                f"missing primary key ({pk}). Fill or drop them."
-            )
-        for column, n_orphans in found.orphans.items():
-            if n_orphans:
-                parent = table.foreign_keys[column].parent
-                raise IntegrityError(
-                    f"Table {name!r}, column {column!r} of the {role} data: {n_orphans} of "
-                    f"{found.rows} rows refer to a {parent!r} row that does not exist. Drop those "
-                    f"rows or keep only keys present in {parent!r}."
-                )
 
 
 def check_not_empty(data: RelationalData, role: str) -> None:
@@ -56,46 +32,79 @@ def check_not_empty(data: RelationalData, role: str) -> None:
             )
 
 
-def synthetic_key_findings(data: RelationalData) -> list[Finding]:
-    """Duplicate/missing primary keys and orphan foreign keys of synthetic data, as findings."""
+def key_findings(data: RelationalData, role: str) -> list[Finding]:
+    """Duplicate and missing primary keys and orphan foreign keys of one role's data, as findings."""
     findings = []
     for name, found in data.integrity().items():
-        table = data.schema[name]
-        key_problems = [
-            (
-                found.duplicate_primary_keys,
-                "synthetic_duplicate_primary_keys",
-                "repeat the primary key of an earlier row; the synthetic data breaks its key.",
-            ),
-            (found.missing_primary_keys, "synthetic_missing_primary_keys", "have no primary key."),
-        ]
-        for count, code, what in key_problems:
-            if count:
-                findings.append(
-                    Finding(
-                        severity="warning",
-                        code=code,
-                        table=name,
-                        column=", ".join(table.primary_key),
-                        message=f"{count} of {found.rows} synthetic rows {what}",
-                    )
-                )
-        for column, n_orphans in found.orphans.items():
-            if n_orphans:
-                parent = table.foreign_keys[column].parent
-                findings.append(
-                    Finding(
-                        severity="warning",
-                        code="synthetic_orphans",
-                        table=name,
-                        column=column,
-                        message=(
-                            f"{n_orphans} of {found.rows} synthetic rows refer to a {parent!r} "
-                            "row that does not exist (orphan foreign keys)."
-                        ),
-                    )
-                )
+        findings += _table_key_findings(data, name, found, role)
     return findings
+
+
+def _table_key_findings(data: RelationalData, name: str, found: KeyIntegrity, role: str) -> list[Finding]:
+    pk = ", ".join(data.schema[name].primary_key)
+    real = role != SYNTH
+    then = (
+        " They are reported as they are and the evaluation goes on; the synthetic data's count is "
+        "judged against this one."
+        if real
+        else ""
+    )
+    prefix = "synthetic" if not real else "real"
+    findings = []
+    key_problems = [
+        (found.duplicate_primary_keys, "duplicate_primary_keys", "repeat the primary key of an earlier row"),
+        (found.missing_primary_keys, "missing_primary_keys", "have no primary key"),
+    ]
+    for count, code, what in key_problems:
+        if count:
+            findings.append(
+                Finding(
+                    severity="warning",
+                    code=f"{prefix}_{code}",
+                    table=name,
+                    column=pk,
+                    message=f"{count:,} of {found.rows:,} {role} rows {what} ({pk}).{then}",
+                )
+            )
+    for rel, n_orphans in found.orphans.items():
+        if n_orphans:
+            findings.append(
+                Finding(
+                    severity="warning",
+                    code=f"{prefix}_orphans",
+                    table=name,
+                    column=", ".join(rel.columns),
+                    message=(
+                        f"{n_orphans:,} of {found.rows:,} {role} rows refer to a {rel.parent!r} row "
+                        f"that does not exist (orphan foreign keys of {rel}).{then}"
+                    ),
+                )
+            )
+    return findings
+
+
+def missing_synthetic_tables(
+    reference: RelationalData, synth: RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
+) -> list[str]:
+    """Tables of the training data that the synthetic data does not have."""
+    frames = _frames_of(reference, synth, SYNTH)
+    return [t for t in reference if t not in frames]
+
+
+def missing_table_findings(missing: list[str]) -> list[Finding]:
+    """A failed finding per training table that the synthetic data lacks."""
+    return [
+        Finding(
+            severity="error",
+            code="synthetic_table_missing",
+            table=name,
+            message=(
+                "The synthetic data has no table of this name, so nothing about it was evaluated and "
+                "the release fails. Generate it too, or leave it out of the training data."
+            ),
+        )
+        for name in missing
+    ]
 
 
 def conform(
@@ -104,13 +113,15 @@ def conform(
     role: str,
     *,
     optional: Mapping[str, str] | None = None,
+    ignored: Collection[str] = (),
 ) -> tuple[RelationalData, list[Finding]]:
     """``other`` under the reference's schema: same tables, same columns in the same order.
 
     Missing tables or columns raise ``IncompatibleDataError``; extra ones are dropped and listed
-    as findings. Declared kinds that contradict the reference's kinds raise too. ``optional``
-    names one column per table (the utility target) that may be missing: it is added with every
-    value missing, and a finding says so, so that only the sections needing it are affected.
+    as findings (except the ``ignored`` ones: tables left out on purpose). Declared kinds that contradict
+    the reference's kinds raise too. ``optional`` names one column per table (the utility target) that may
+    be missing: it is added with every value missing, and a finding says so, so that only the sections
+    needing it are affected.
     """
     frames = _frames_of(reference, other, role)
     findings: list[Finding] = []
@@ -120,7 +131,7 @@ def conform(
             f"The {role} data lacks table(s) {missing_tables} that the training data has "
             f"(its tables: {sorted(frames)}). Provide them, or drop them from the training data."
         )
-    for extra in [t for t in frames if t not in reference]:
+    for extra in [t for t in frames if t not in reference and t not in ignored]:
         findings.append(
             Finding(
                 severity="warning",

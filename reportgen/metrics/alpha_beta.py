@@ -81,6 +81,7 @@ def compute_alpha_beta(ctx: EvaluationContext) -> AlphaBetaResult:
     measured: list[TableAlphaBeta] = []
     skipped: dict[str, str] = {}
     for name, rows in ctx.distance_views().items():
+        ctx.progress(f"{name}: one-class network and curves")
         outcome = measure(ctx, name, rows)
         if isinstance(outcome, str):
             skipped[name] = outcome

@@ -100,6 +100,7 @@ def compute_correlation(ctx: EvaluationContext) -> CorrelationResult:
         prep = ctx.table(name)
         columns = ctx.settings.columns.select("phik", name, prep.compared_columns)
         if len(columns) >= 2:
+            ctx.progress(f"{name}: phik matrices")
             tables.append(_table_correlation(ctx, prep, columns))
     if not tables:
         raise MetricNotComputed("no table has two or more columns that phik can compare")

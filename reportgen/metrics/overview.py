@@ -8,7 +8,9 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from reportgen.context import EvaluationContext
-from reportgen.data.relational import RelationalData
+from reportgen.data.relational import KeyIntegrity, RelationalData
+from reportgen.data.schema import Relation
+from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.results import SectionResult
 
 
@@ -26,12 +28,34 @@ class ColumnSummary(BaseModel):
 
 
 class RelationSummary(BaseModel):
-    """A foreign key ``child.column -> parent.parent_column``."""
+    """A foreign key ``child.columns -> parent.parent_columns`` (one or more columns, in pairs)."""
 
     child: str
-    column: str
+    columns: list[str]
     parent: str
-    parent_column: str
+    parent_columns: list[str]
+
+    @property
+    def label(self) -> str:
+        return relation_label(self.child, self.columns, self.parent, self.parent_columns)
+
+
+class KeyHealth(BaseModel):
+    """Key problems of one table in one role, on all of its rows: real data is reported, not refused."""
+
+    duplicate_primary_keys: int = 0
+    missing_primary_keys: int = 0
+    orphans: dict[str, int] = Field(
+        default_factory=dict, description="Child rows whose key matches no parent row, per foreign key."
+    )
+
+    @property
+    def n_orphans(self) -> int:
+        return sum(self.orphans.values())
+
+    @property
+    def is_clean(self) -> bool:
+        return not (self.duplicate_primary_keys or self.missing_primary_keys or self.n_orphans)
 
 
 class TableSummary(BaseModel):
@@ -44,11 +68,12 @@ class TableSummary(BaseModel):
     used_train: int = Field(description="Training rows used after the n_max_train cap.")
     used_test: int | None
     used_synth: int
+    sampling: dict[str, str] = Field(
+        default_factory=dict, description="Per role whose rows were sampled: how the rows used were drawn."
+    )
     primary_key: list[str]
     columns: list[ColumnSummary]
-    synth_duplicate_primary_keys: int = 0
-    synth_missing_primary_keys: int = 0
-    synth_orphans: dict[str, int] = Field(default_factory=dict)
+    keys: dict[str, KeyHealth] = Field(default_factory=dict, description="Key health per role, all rows.")
 
     @property
     def n_compared(self) -> int:
@@ -63,19 +88,19 @@ class OverviewResult(SectionResult):
 
 
 def compute_overview(ctx: EvaluationContext) -> OverviewResult:
-    """Summarise every table of the three inputs (missing shares on the full, unsampled data)."""
-    synth_integrity = ctx.full_synth.integrity()
+    """Summarise every table of the three inputs (missing shares and keys on the full, unsampled data)."""
+    integrity = {role: data.integrity() for role, data in _roles(ctx, full=True).items()}
     tables = []
     for name in ctx.table_names:
         schema = ctx.train.schema[name]
         prepared = ctx.table(name)
-        integrity = synth_integrity[name]
+        fk_columns = {c for fk in schema.foreign_keys for c in fk.columns}
         columns = [
             ColumnSummary(
                 name=column,
                 kind=kind.value,
                 kind_source="inferred" if column in schema.inferred else "declared",
-                key=_key_role(column, schema.primary_key, list(schema.foreign_keys)),
+                key=_key_role(column in schema.primary_key, column in fk_columns),
                 excluded_reason=prepared.excluded.get(column),
                 missing_train=_missing_share(ctx.full_train[name][column]),
                 missing_test=None if ctx.full_test is None else _missing_share(ctx.full_test[name][column]),
@@ -92,24 +117,44 @@ def compute_overview(ctx: EvaluationContext) -> OverviewResult:
                 used_train=len(ctx.train[name]),
                 used_test=_rows(ctx.test, name),
                 used_synth=len(ctx.synth[name]),
+                sampling={
+                    role: data.sampling[name].method
+                    for role, data in _roles(ctx, full=False).items()
+                    if data.sampling is not None and data.sampling[name].is_sampled
+                },
                 primary_key=list(schema.primary_key),
                 columns=columns,
-                synth_duplicate_primary_keys=integrity.duplicate_primary_keys,
-                synth_missing_primary_keys=integrity.missing_primary_keys,
-                synth_orphans=integrity.orphans,
+                keys={role: _key_health(found[name]) for role, found in integrity.items()},
             )
         )
     relations = [
-        RelationSummary(child=r.child, column=r.column, parent=r.parent, parent_column=r.parent_column)
+        RelationSummary(
+            child=r.child, columns=list(r.columns), parent=r.parent, parent_columns=list(r.parent_columns)
+        )
         for r in ctx.train.schema.relations
     ]
     return OverviewResult(section="overview", tables=tables, relations=relations)
 
 
-def _key_role(
-    column: str, primary_key: tuple[str, ...], foreign_keys: list[str]
-) -> Literal["primary", "foreign", "primary+foreign"] | None:
-    is_pk, is_fk = column in primary_key, column in foreign_keys
+def relation_label(child: str, columns: list[str], parent: str, parent_columns: list[str]) -> str:
+    """A foreign key in words, as every page and finding names it: ``child.a -> parent.b``."""
+    return str(Relation(child, tuple(columns), parent, tuple(parent_columns)))
+
+
+def _roles(ctx: EvaluationContext, *, full: bool) -> dict[str, RelationalData]:
+    roles = {role: ctx.role_data(role, full=full) for role in (TRAIN, TEST, SYNTH)}
+    return {role: data for role, data in roles.items() if data is not None}
+
+
+def _key_health(found: KeyIntegrity) -> KeyHealth:
+    return KeyHealth(
+        duplicate_primary_keys=found.duplicate_primary_keys,
+        missing_primary_keys=found.missing_primary_keys,
+        orphans={str(rel): n for rel, n in found.orphans.items()},
+    )
+
+
+def _key_role(is_pk: bool, is_fk: bool) -> Literal["primary", "foreign", "primary+foreign"] | None:
     if is_pk and is_fk:
         return "primary+foreign"
     return "primary" if is_pk else "foreign" if is_fk else None

@@ -33,6 +33,7 @@ from reportgen.results import SectionResult
 if TYPE_CHECKING:
     from reportgen.api import DataInput
     from reportgen.data.schema import Schema
+    from reportgen.distance_space import EmbeddedRows
 
 MIN_HALF = 50  # rows in each half of the training data; fewer make the ratios mere noise
 
@@ -142,11 +143,17 @@ def _view_privacy(
     return _privacy(ctx, name, view, with_max_similarity)
 
 
+def _distances(ctx: EvaluationContext, name: str, rows: EmbeddedRows) -> NearestNeighbourDistances:
+    ctx.progress(f"{name}: nearest-neighbour distances")
+    return nearest_neighbour_distances(rows, ctx.rng(f"nn:{name}"))
+
+
 def _privacy(
     ctx: EvaluationContext, name: str, view: DistanceView, with_max_similarity: bool
 ) -> TablePrivacy:
     settings = ctx.settings
     rows = view.rows
+    ctx.progress(f"{name}: proximity ratios, {settings.privacy_repeats} repeats")
     proximity = proximity_stats(
         rows,
         ctx.rng(f"privacy:{name}"),
@@ -156,6 +163,7 @@ def _privacy(
     )
     max_similarity = None
     if with_max_similarity:
+        ctx.progress(f"{name}: maximum similarity")
         gower = GowerSpace.fit(view.frames[TRAIN], view.kinds)
         max_similarity = max_similarity_stats(
             gower.transform(view.frames[TRAIN]),
@@ -169,7 +177,7 @@ def _privacy(
         columns=view.columns,
         rows={role: len(x) for role, x in (("training", rows.train), ("synthetic", rows.synth))}
         | ({} if rows.test is None else {"holdout": len(rows.test)}),
-        distances=nearest_neighbour_distances(rows, ctx.rng(f"nn:{name}")),
+        distances=_distances(ctx, name, rows),
         proximity=proximity,
         max_similarity=max_similarity,
     )

@@ -4,15 +4,18 @@ METRICS.md section 9. For each foreign key ``child.fk -> parent.pk``:
 
 - **cardinality similarity**: ``1 - TVD`` between the training and synthetic distributions of the
   number of child rows per parent row. Every parent counts, parents without children included.
-  It is computed on the sampled data: sampling keeps whole entities, so each kept parent keeps
-  all its children. The reference is the same measure between training and holdout data.
+  It is computed on all rows, not the sample (counting is cheap, and a row sample of the child
+  table would thin every parent's children). The reference is the same measure between training
+  and holdout data.
 - **referential integrity** of the synthetic data, on all of its rows (not the sample): the share of
-  child rows whose key has a parent, and the share of parent rows that repeat a key value.
+  child rows whose key has a parent, and the share of parent rows that repeat a key value; the same
+  on the training data is shown beside it as its reference (real data may have orphans too).
 - **parent columns vs child aggregates**: for each compared column of the parent and each child
   aggregate (the number of child rows, and the mean of each numeric child column), ``1 - TVD`` of
-  their joint histogram over parent rows. The bins are those of section 3: the parent column's
-  pair bins, and ``n_bins`` quantile bins of the aggregate fitted on the training side, with
-  "missing" as a bin (the mean over no children is missing).
+  their joint histogram over the sampled parent rows, each with all of its child rows. The bins
+  are those of section 3: the parent column's pair bins, and ``n_bins`` quantile bins of the
+  aggregate fitted on the training side, with "missing" as a bin (the mean over no children is
+  missing).
 
 Bins of the children-per-parent distribution: one bin per count ``0, 1, 2, ..., k - 1`` and one
 pooled tail bin ``>= k``, where ``k - 1`` is the 99th percentile of the training counts (the smallest
@@ -31,9 +34,8 @@ How keys are matched, written down because synthetic data can break them:
   children are counted per distinct parent key value, so one repeated value is one parent (its
   children are not counted twice). A parent row with a missing key counts as a parent without
   children;
-- a composite foreign key is declared as one ``ForeignKey`` per column: the foreign keys from one
-  child table into one parent table whose referenced columns are, together, the parent's
-  composite primary key form one relation and are matched on the tuple of values.
+- a composite foreign key is one relation, matched on the tuple of its columns' values
+  (``reportgen.data.links`` decides matching for every part of reportgen).
 """
 
 from __future__ import annotations
@@ -46,9 +48,10 @@ from pydantic import BaseModel, Field
 
 from reportgen.binning import ColumnBins, as_numbers, fit_bins, histogram, joint_histogram, tvd
 from reportgen.context import EvaluationContext
-from reportgen.data.links import ForeignKeyColumns, Links, foreign_keys, link
+from reportgen.data.kinds import to_canonical
+from reportgen.data.links import link
 from reportgen.data.relational import RelationalData
-from reportgen.data.schema import ColumnKind
+from reportgen.data.schema import ColumnKind, Relation
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.results import SectionResult
@@ -74,7 +77,7 @@ class ChildCounts(BaseModel):
 
 
 class SyntheticIntegrity(BaseModel):
-    """Referential integrity of one foreign key in the full synthetic data."""
+    """Referential integrity of one foreign key in one role's full data (synthetic, or its reference)."""
 
     child_rows: int = Field(ge=0)
     missing_keys: int = Field(ge=0, description="Child rows with a missing key: no parent, not orphans.")
@@ -128,6 +131,9 @@ class RelationFidelity(BaseModel):
     test: ChildCounts | None = None
     synth: ChildCounts
     integrity: SyntheticIntegrity
+    train_integrity: SyntheticIntegrity | None = Field(
+        default=None, description="The same on the full training data: the synthetic data's reference."
+    )
     aggregates: AggregateSimilarity | None = None
 
     @property
@@ -166,7 +172,7 @@ class RelationalResult(SectionResult):
 
 def compute_relational(ctx: EvaluationContext) -> RelationalResult:
     """Children-per-parent similarity, synthetic integrity and aggregate pairs of every foreign key."""
-    keys = foreign_keys(ctx.train.schema)
+    keys = list(ctx.train.schema.relations)
     if not keys:
         raise MetricNotComputed("the data has no foreign keys")
     relations = [_relation(ctx, fk) for fk in keys]
@@ -178,10 +184,8 @@ def compute_relational(ctx: EvaluationContext) -> RelationalResult:
     )
 
 
-def _relation(ctx: EvaluationContext, fk: ForeignKeyColumns) -> RelationFidelity:
-    links = {TRAIN: link(ctx.train, fk), SYNTH: link(ctx.synth, fk)}
-    if ctx.test is not None:
-        links[TEST] = link(ctx.test, fk)
+def _relation(ctx: EvaluationContext, fk: Relation) -> RelationFidelity:
+    links = {role: link(ctx.full_data(role), fk) for role in ctx.roles}
     counts = {role: found.children_per_parent() for role, found in links.items()}
     starts = cardinality_bin_starts(counts[TRAIN])
     shares = {role: _shares(c, starts) for role, c in counts.items()}
@@ -195,7 +199,7 @@ def _relation(ctx: EvaluationContext, fk: ForeignKeyColumns) -> RelationFidelity
     has_test = TEST in links
     return RelationFidelity(
         child=fk.child,
-        child_columns=list(fk.child_columns),
+        child_columns=list(fk.columns),
         parent=fk.parent,
         parent_columns=list(fk.parent_columns),
         bins=bin_labels(starts),
@@ -206,7 +210,8 @@ def _relation(ctx: EvaluationContext, fk: ForeignKeyColumns) -> RelationFidelity
         test=summary(TEST) if has_test else None,
         synth=summary(SYNTH),
         integrity=synthetic_integrity(ctx.full_synth, fk),
-        aggregates=_aggregate_similarity(ctx, fk, links),
+        train_integrity=synthetic_integrity(ctx.full_train, fk),
+        aggregates=_aggregate_similarity(ctx, fk),
     )
 
 
@@ -245,8 +250,8 @@ def _child_counts(counts: np.ndarray, shares: np.ndarray) -> ChildCounts:
     )
 
 
-def synthetic_integrity(data: RelationalData, fk: ForeignKeyColumns) -> SyntheticIntegrity:
-    """Orphan child rows and repeated parent keys of one foreign key in (full) synthetic data."""
+def synthetic_integrity(data: RelationalData, fk: Relation) -> SyntheticIntegrity:
+    """Orphan child rows and repeated parent keys of one foreign key in one role's (full) data."""
     links = link(data, fk)
     with_key = int(np.count_nonzero(links.child_codes >= 0))
     parent_rows = len(links.parent_codes)
@@ -262,15 +267,13 @@ def synthetic_integrity(data: RelationalData, fk: ForeignKeyColumns) -> Syntheti
     )
 
 
-def _aggregate_similarity(
-    ctx: EvaluationContext, fk: ForeignKeyColumns, links: dict[str, Links]
-) -> AggregateSimilarity | None:
+def _aggregate_similarity(ctx: EvaluationContext, fk: Relation) -> AggregateSimilarity | None:
     """Joint histograms of each parent column with each child aggregate, real vs synthetic."""
     parent = ctx.table(fk.parent)
     columns = ctx.settings.columns.select("biv", fk.parent, parent.compared_columns)
     if not columns:
         return None
-    aggregates = {role: _aggregates(ctx, fk, role, found) for role, found in links.items()}
+    aggregates = {role: _aggregates(ctx, fk, role) for role in ctx.roles}
     bins = {
         name: fit_bins(name, ColumnKind.NUMERIC, pd.Series(values), n_bins=ctx.settings.n_bins)
         for name, values in aggregates[TRAIN].items()
@@ -293,17 +296,21 @@ def _aggregate_similarity(
     )
 
 
-def _aggregates(
-    ctx: EvaluationContext, fk: ForeignKeyColumns, role: str, links: Links
-) -> dict[str, np.ndarray]:
-    """Per parent row: the number of its children and the mean of each numeric child column."""
+def _aggregates(ctx: EvaluationContext, fk: Relation, role: str) -> dict[str, np.ndarray]:
+    """Per sampled parent row: its number of children and the mean of each numeric child column.
+
+    Over all of the parent row's children (the full child table), not the sampled ones.
+    """
     child = ctx.table(fk.child)
-    frame = child.frame(role)
-    assert frame is not None
+    family = ctx.with_full_children(role, fk.parent)
+    links = link(family, fk)
     out = {CHILD_ROWS: links.children_per_parent_row().astype(float)}
     for column in child.compared_columns:
-        if child.schema.kinds[column] in _NUMERIC:
-            out[f"mean {column}"] = links.mean_per_parent_row(as_numbers(frame[column]))
+        kind = child.schema.kinds[column]
+        if kind in _NUMERIC:
+            where = f"Table {fk.child!r}, column {column!r} of the {role} data"
+            values = to_canonical(family[fk.child][column], kind, where, show_examples=role == SYNTH)
+            out[f"mean {column}"] = links.mean_per_parent_row(as_numbers(values))
     return out
 
 

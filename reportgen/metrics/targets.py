@@ -66,7 +66,7 @@ def _checked(schema: Schema, table: object, column: object, error: type[Reportge
             f"Table {table!r}: the target column {column!r} given in {source} is not in the data; "
             f"its columns are {list(spec.kinds)}.{hint}"
         )
-    is_key = column in spec.primary_key or column in spec.foreign_keys
+    is_key = column in spec.key_columns
     kind = ColumnKind.ID if is_key else spec.kinds[column]
     if kind not in TASK_OF_KIND:
         raise error(

@@ -61,6 +61,7 @@ HOLDOUT_SHARE = 0.3
 _BACKEND = "threading"
 MAX_CLASSES = 50
 NEAR_CHANCE = 0.05  # S_i this close to a guess for every model: their ranking is noise
+NO_TARGET = "no target column was given for this table"  # a choice of the user's, not an alarm
 MIN_ROWS = 10  # rows on each side of a comparison; fewer cannot fit twelve models meaningfully
 Comparison = Literal["real", "synthetic", "tstr"]
 _SCORE_NAMES = {"real": "R_i", "synthetic": "S_i", "tstr": "TSTR_i"}
@@ -141,8 +142,9 @@ def compute_utility(ctx: EvaluationContext) -> UtilityResult:
     skipped: dict[str, str] = {}
     for name in ctx.table_names:
         if name not in targets:
-            skipped[name] = "no target column was given for this table"
+            skipped[name] = NO_TARGET
             continue
+        ctx.progress(f"{name}: models on real and synthetic data")
         measured = _table_utility(ctx, name, targets[name])
         if isinstance(measured, str):
             skipped[name] = measured

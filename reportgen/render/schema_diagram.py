@@ -121,7 +121,7 @@ def _draw_relations(ax, positions: dict[str, tuple[float, float]], relations: li
         )
         ax.text(
             *label_at,
-            _short(r.column, 14),
+            _short(", ".join(r.columns), 14),
             fontsize=5.5,
             color="#34546e",
             ha="center",

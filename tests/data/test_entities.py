@@ -4,7 +4,7 @@ import pytest
 
 from reportgen import ForeignKey, PrimaryKey, RelationalData, Schema, SchemaError, Table
 from reportgen.data.entities import child_keys, entity_tables, entity_view
-from reportgen.data.links import foreign_keys, link
+from reportgen.data.links import link
 from reportgen.data.schema import ColumnKind
 
 K = ColumnKind
@@ -229,14 +229,14 @@ def test_chinook_views(chinook):
 
 def assert_matches_relational_metrics(data: RelationalData) -> None:
     """Counts and numeric means agree with the relational metrics' key matching, for every key."""
-    for fk in foreign_keys(data.schema):
+    for fk in data.schema.relations:
         if fk.child == fk.parent:
             continue
         frame, _ = view(data, fk.parent)
         label = next(
             k.label
             for k in child_keys(data.schema, fk.parent)
-            if (k.child, k.child_columns) == (fk.child, fk.child_columns)
+            if (k.child, k.child_columns) == (fk.child, fk.columns)
         )
         links = link(data, fk)
         np.testing.assert_array_equal(frame[f"{label}.count"], links.children_per_parent_row())

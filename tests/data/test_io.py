@@ -235,7 +235,7 @@ def test_load_sql_with_tables_and_with_a_schema(tmp_path):
     assert list(data) == ["project"] and data.schema["project"].kinds["budget"] == "numeric"
 
 
-def test_load_sql_refuses_composite_foreign_keys(tmp_path):
+def test_load_sql_reads_composite_foreign_keys(tmp_path):
     url = _hand_made_sqlite(
         tmp_path / "composite.db",
         """
@@ -244,8 +244,9 @@ def test_load_sql_refuses_composite_foreign_keys(tmp_path):
                         FOREIGN KEY (x, y) REFERENCES a (x, y));
     """,
     )
-    with pytest.raises(SchemaError, match=r"Table 'b'.*composite foreign keys are not supported"):
-        load_sql(url)
+    data = load_sql(url)
+    assert data.schema.relations == (Relation("b", ("x", "y"), "a", ("x", "y")),)
+    assert data.schema["b"].key_columns == {"id", "x", "y"}
 
 
 # -- errors ------------------------------------------------------------------------------------

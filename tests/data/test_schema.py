@@ -31,8 +31,8 @@ def test_two_foreign_keys_to_one_parent_self_reference_and_no_primary_key():
     ]
     assert schema.roots() == ["person"]
     assert schema["transfer"].primary_key == ()
-    assert schema.self_references("person")[0].column == "manager"
-    assert [r.column for r in schema.children("person")] == ["sender", "receiver"]
+    assert schema.self_references("person")[0].columns == ("manager",)
+    assert [r.columns for r in schema.children("person")] == [("sender",), ("receiver",)]
 
 
 def test_composite_primary_key_made_of_foreign_keys():

@@ -189,7 +189,7 @@ def test_planted_orphans_and_duplicate_keys_are_counted_reported_and_rendered(br
     invoices = by_label["Invoice.CustomerId → Customer.CustomerId"]
     assert invoices.integrity.orphans == 0 and invoices.synth.children == 417
     found = {(f.code, f.table, f.column): f.message for f in results.findings}
-    assert found[("synthetic_orphans", "InvoiceLine", "InvoiceId")].startswith("20 of 2240 synthetic rows")
+    assert found[("synthetic_orphans", "InvoiceLine", "InvoiceId")].startswith("20 of 2,240 synthetic rows")
     assert found[("synthetic_duplicate_primary_keys", "Invoice", "InvoiceId")].startswith(
         "5 of 417 synthetic rows"
     )
