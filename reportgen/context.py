@@ -19,12 +19,12 @@ import pandas as pd
 from reportgen.binning import ColumnBins, fit_bins
 from reportgen.data.entities import entity_tables, entity_view
 from reportgen.data.kinds import to_canonical
-from reportgen.data.relational import RelationalData
+from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData
 from reportgen.data.schema import ColumnKind, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.distance_space import DistanceSpace, EmbeddedRows
 from reportgen.results import Finding
-from reportgen.seeding import derived_rng
+from reportgen.seeding import derived_rng, derived_seed
 from reportgen.settings import ReportSettings
 
 T = TypeVar("T")
@@ -51,7 +51,23 @@ class EvaluationContext:
 
     def rng(self, purpose: str) -> np.random.Generator:
         """A generator for one purpose, derived from the report's seed and the purpose's name."""
-        return derived_rng(self.settings.seed, purpose)
+        return derived_rng(self.settings.seed, self._stream_key(purpose))
+
+    def seed_for(self, purpose: str) -> int:
+        """An integer seed for one purpose (for libraries that take ``random_state``), as ``rng``."""
+        return derived_seed(self.settings.seed, self._stream_key(purpose))
+
+    def _stream_key(self, purpose: str) -> str:
+        """The purpose with a single table's name replaced by a fixed one.
+
+        Purposes name their table (``"privacy:<table>"``). One table is called after its file by
+        the command line and ``"table"`` when it is a DataFrame: its streams must not depend on
+        that, so that the same data and seed give the same numbers however the data arrives.
+        """
+        if len(self.train) != 1:
+            return purpose
+        only = next(iter(self.train))
+        return ":".join(SINGLE_TABLE_NAME if part == only else part for part in purpose.split(":"))
 
     def entity(self, parent: str) -> EntityView:
         """The entity-level view of a parent table (its rows with child aggregates), computed once."""

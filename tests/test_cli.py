@@ -1,9 +1,11 @@
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
+import reportgen as rg
 from reportgen import RelationalData, ReportResults
 from reportgen.cli import main
 from reportgen.data.io import write_folder
@@ -92,3 +94,50 @@ def test_privacy_command_prints_the_numbers_of_compute_privacy_stats(folders, ca
     table = capsys.readouterr().out.splitlines()
     assert table[0].split()[:3] == ["table", "privacy", "score"]
     assert table[1].split()[:2] == ["people", f"{expected['people'].privacy_score:.1f}"]
+
+
+def _without_run(path, table: str) -> dict:
+    """The JSON's sections and findings, every value naming the single table made neutral."""
+
+    def neutral(value):
+        if isinstance(value, dict):
+            return {k: v if k == "view" else neutral(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [neutral(v) for v in value]
+        return "T" if value == table else value
+
+    data = ReportResults.load(path).model_dump(mode="json")
+    return neutral({"sections": data["sections"], "findings": data["findings"]})
+
+
+def test_one_csv_gives_the_same_numbers_through_python_and_the_command_line(tmp_path):
+    rng = np.random.default_rng(11)
+
+    def draw(n: int) -> pd.DataFrame:
+        x = rng.normal(size=n)
+        return pd.DataFrame(
+            {
+                "x": x,
+                "y": x + rng.normal(0, 0.3, n),
+                "c": np.where(x > 0, "hi", "lo"),
+                "k": rng.integers(0, 4, n),
+            }
+        )
+
+    paths = {}
+    for name in ("fit_rows", "held_out", "generated"):
+        paths[name] = tmp_path / f"{name}.csv"
+        draw(200).to_csv(paths[name], index=False)
+    out_cli = tmp_path / "cli.html"
+    code = main(
+        ["report", "--train", str(paths["fit_rows"]), "--test", str(paths["held_out"]), "--synth",
+         str(paths["generated"]), "--out", str(out_cli), "--target", "c", "--quiet"]
+    )  # fmt: skip
+    assert code == 0
+    read = {name: pd.read_csv(path) for name, path in paths.items()}
+    rg.report(
+        read["fit_rows"], read["held_out"], read["generated"], tmp_path / "py.html", targets={"table": "c"}
+    )
+    assert _without_run(out_cli.with_suffix(".json"), "fit_rows") == _without_run(
+        tmp_path / "py.json", "table"
+    )

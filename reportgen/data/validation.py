@@ -15,7 +15,7 @@ from collections.abc import Collection, Mapping
 
 import pandas as pd
 
-from reportgen.data.relational import SINGLE_TABLE_NAME, KeyIntegrity, RelationalData, with_string_columns
+from reportgen.data.relational import KeyIntegrity, RelationalData, with_string_columns
 from reportgen.errors import DataError, IncompatibleDataError
 from reportgen.results import Finding
 
@@ -204,8 +204,8 @@ def _frames_of(
                     f"{type(frame).__name__}."
                 )
             frames[name] = with_string_columns(frame)
-        if len(reference) == 1 and len(frames) == 1 and SINGLE_TABLE_NAME in frames:
-            return {next(iter(reference)): frames[SINGLE_TABLE_NAME]}
+        if len(reference) == 1 and len(frames) == 1:  # one table each: names (file names) may differ
+            return {next(iter(reference)): next(iter(frames.values()))}
         return frames
     raise IncompatibleDataError(
         f"The {role} data must be a DataFrame, a dict of DataFrames or a RelationalData; got "

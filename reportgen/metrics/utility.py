@@ -51,7 +51,6 @@ from reportgen.metrics.registry import MetricNotComputed
 from reportgen.metrics.targets import Task, task_of
 from reportgen.metrics.utility_models import Family, UndefinedScore
 from reportgen.results import SectionResult
-from reportgen.seeding import derived_seed
 
 HOLDOUT_SHARE = 0.3
 # Threads rather than processes: on adult (2 cores, 20,000 rows a role) the section took 25-27 s in
@@ -361,7 +360,7 @@ def _fit_all(
         )
         matrices[key] = (prep.fit_transform(fit.x), prep.transform(scored.x))
     jobs = [
-        _Job(i, key, derived_seed(ctx.settings.seed, f"utility:{name}:{family.name}"))
+        _Job(i, key, ctx.seed_for(f"utility:{name}:{family.name}"))
         for i, family in enumerate(families)
         for key in matrices
     ]
