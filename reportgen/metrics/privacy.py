@@ -95,6 +95,7 @@ def compute_privacy_stats(
     data_train: DataInput,
     data_synth: DataInput,
     *,
+    data_test: DataInput | None = None,
     q: float = 0.1,
     risk_confidence: float | None = None,
     n_max: int = 50_000,
@@ -105,9 +106,12 @@ def compute_privacy_stats(
     """The privacy score, its std and the risk of every table (and entity view): ``{name: PrivacyStats}``.
 
     Same inputs as ``report()`` (DataFrame, dict of DataFrames or RelationalData); ``n_max`` caps
-    the training and synthetic rows as ``report(n_max_train=n_max, n_max_synth=n_max)`` does, so
-    with the same seed the numbers equal the report's. Tables that cannot be measured (no compared
-    column, or fewer than 100 training rows) are left out; the report lists them with the reason.
+    the rows of every role as ``report(n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max)``
+    does, so with the same seed the numbers equal the report's; ``data_test`` is the holdout given
+    to ``report()`` (it decides which columns get a missing indicator in the distance space, and
+    adds the holdout curve; the score and risk do not depend on whether it is given). Tables that
+    cannot be measured (no compared column, or fewer than 100 training rows) are left out; the
+    report lists them with the reason.
     """
     from reportgen.api import prepare_context
     from reportgen.settings import ReportSettings
@@ -115,12 +119,13 @@ def compute_privacy_stats(
     settings = ReportSettings(
         seed=seed,
         n_max_train=n_max,
+        n_max_test=n_max,
         n_max_synth=n_max,
         privacy_q=q,
         risk_confidence=risk_confidence,
         privacy_repeats=n_repeats,
     )
-    ctx = prepare_context(data_train, None, data_synth, settings, schema=schema)
+    ctx = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
     stats = {}
     for name, view in ctx.distance_views().items():
         if isinstance(measured := _view_privacy(ctx, name, view, with_max_similarity=False), TablePrivacy):
@@ -157,6 +162,7 @@ def _privacy(
     proximity = proximity_stats(
         rows,
         ctx.rng(f"privacy:{name}"),
+        holdout_rng=ctx.rng(f"privacy-holdout:{name}"),
         q=settings.privacy_q,
         risk_confidence=settings.risk_confidence,
         n_repeats=settings.privacy_repeats,

@@ -108,13 +108,20 @@ def proximity_stats(
     rows: EmbeddedRows,
     rng: np.random.Generator,
     *,
+    holdout_rng: np.random.Generator | None = None,
     q: float = 0.1,
     risk_confidence: float | None = None,
     n_repeats: int = 5,
 ) -> PrivacyStats:
-    """TSPR and TTPR over ``n_repeats`` seeded splits of the training rows (METRICS.md section 7)."""
+    """TSPR and TTPR over ``n_repeats`` seeded splits of the training rows (METRICS.md section 7).
+
+    ``holdout_rng`` draws the holdout rows of the third curve, from a stream of its own, so that
+    the score and risk (drawn from ``rng``) are the same with or without a holdout.
+    """
     half = min(len(rows.train) // 2, len(rows.synth))
-    repeats = [_one_repeat(rows, half, rng, q, risk_confidence) for _ in range(n_repeats)]
+    if rows.test is not None and holdout_rng is None:
+        raise ValueError("proximity_stats needs holdout_rng when the rows include a holdout")
+    repeats = [_one_repeat(rows, half, rng, holdout_rng, q, risk_confidence) for _ in range(n_repeats)]
     scores = np.array([r.score for r in repeats])
     risks = np.array([r.risk for r in repeats])
     ddof = 1 if n_repeats > 1 else 0
@@ -151,7 +158,12 @@ class _Repeat:
 
 
 def _one_repeat(
-    rows: EmbeddedRows, half: int, rng: np.random.Generator, q: float, risk_confidence: float | None
+    rows: EmbeddedRows,
+    half: int,
+    rng: np.random.Generator,
+    holdout_rng: np.random.Generator | None,
+    q: float,
+    risk_confidence: float | None,
 ) -> _Repeat:
     order = rng.permutation(len(rows.train))
     r1, r2 = rows.train[order[:half]], rows.train[order[half : 2 * half]]
@@ -167,8 +179,8 @@ def _one_repeat(
     if risk_confidence is not None:
         n_risk = max(0.0, n_risk - risk_confidence * np.sqrt(n_risk))
     ratios = {"tspr": tspr, "ttpr": ttpr}
-    if rows.test is not None:
-        holdout = _subsample(rows.test, half, rng)
+    if rows.test is not None and holdout_rng is not None:
+        holdout = _subsample(rows.test, half, holdout_rng)
         ratios["holdout"] = _ratio(
             knn(holdout, s_prime)[0][:, 0], knn(holdout, r1)[0][:, 0].astype(np.float64)
         )

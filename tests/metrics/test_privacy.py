@@ -163,3 +163,34 @@ def test_copying_whole_customers_shows_only_in_the_entity_view():
         assert copied_stats[table].privacy_score > 80, table
     assert fresh_stats["customers (entity)"].privacy_score > 80
     assert copied_stats["customers (entity)"].privacy_score < 30
+
+
+def test_the_report_with_a_holdout_agrees_with_compute_privacy_stats_on_two_tables(tmp_path):
+    rng = np.random.default_rng(21)
+
+    def shop(n_customers: int, seed: int) -> dict[str, pd.DataFrame]:
+        r = np.random.default_rng(seed)
+        customers = people(n_customers, r).assign(customer_id=np.arange(n_customers))
+        orders = pd.DataFrame(
+            {
+                "customer_id": r.integers(0, n_customers, 3 * n_customers),
+                "amount": r.gamma(2, 20, 3 * n_customers),
+            }
+        )
+        return {"customers": customers, "orders": orders.assign(order_id=np.arange(len(orders)))}
+
+    schema = rg.Schema(
+        customers=rg.Table(customer_id=rg.PrimaryKey()),
+        orders=rg.Table(order_id=rg.PrimaryKey(), customer_id=rg.ForeignKey(parent="customers")),
+    )
+    train, holdout, synth = shop(300, 1), shop(200, 2), shop(300, 3)
+    synth["customers"] = with_copies(train["customers"], synth["customers"], 0.3, rng).assign(
+        customer_id=np.arange(300)
+    )
+    results = rg.report(train, holdout, synth, tmp_path / "r.html", schema=schema, seed=4)
+    with_holdout = rg.compute_privacy_stats(train, synth, data_test=holdout, schema=schema, seed=4)
+    without = rg.compute_privacy_stats(train, synth, schema=schema, seed=4)
+    section = {t.table: t.proximity for t in results.sections["privacy"].tables}
+    assert section == with_holdout
+    assert [s.privacy_score for s in without.values()] == [s.privacy_score for s in with_holdout.values()]
+    assert section["customers"].privacy_score < 80  # the copies are seen, with or without a holdout
