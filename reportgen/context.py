@@ -22,7 +22,7 @@ from reportgen.data.kinds import to_canonical
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.distance_space import DistanceSpace, EmbeddedRows
+from reportgen.privacy.distance_space import DistanceSpace, EmbeddedRows
 from reportgen.results import Finding
 from reportgen.seeding import derived_rng
 from reportgen.settings import ReportSettings
@@ -150,7 +150,7 @@ class PreparedTable:
         """The distance space of the neighbour sections (METRICS.md 5), fitted on training data only.
 
         Its columns are the ``knn`` selection of the compared columns. The other roles only decide
-        which numeric columns get a missing indicator (see ``reportgen.distance_space``).
+        which numeric columns get a missing indicator (see ``reportgen.privacy.distance_space``).
         """
         columns = self.context.settings.columns.select("knn", self.name, self.compared_columns)
         real = self.frame(TRAIN)

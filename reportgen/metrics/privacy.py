@@ -19,9 +19,9 @@ from pydantic import BaseModel, Field
 
 from reportgen.context import DistanceView, EvaluationContext
 from reportgen.data.validation import SYNTH, TRAIN
-from reportgen.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.params import Interval, NoneValue, validate_params
+from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
 from reportgen.privacy.proximity import (
     NearestNeighbourDistances,
     PrivacyStats,

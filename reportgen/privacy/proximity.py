@@ -1,8 +1,8 @@
 """Nearest-neighbour privacy statistics on embedded rows (METRICS.md sections 6 and 7).
 
 Both work on rows already in the shared distance space (``PreparedTable.embedded``), so a table and
-an entity-level view are measured by the same code. Every search goes through ``reportgen.neighbours.knn``
-(exact, self excluded by index).
+an entity-level view are measured by the same code. Every search goes through
+``reportgen.privacy.neighbours.knn`` (exact, self excluded by index).
 
 Choices where METRICS.md is silent, stated in the report's methodology:
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reportgen.distance_space import EmbeddedRows
-from reportgen.neighbours import knn
+from reportgen.privacy.distance_space import EmbeddedRows
+from reportgen.privacy.neighbours import knn
 
 EPS = 1e-12
 N_HIST_BINS = 40

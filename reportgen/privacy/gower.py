@@ -42,9 +42,9 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from reportgen.data.schema import ColumnKind
-from reportgen.distance_space import category_labels, check_columns, column_numbers
 from reportgen.errors import DataError, IncompatibleDataError
 from reportgen.params import InstanceOf, Interval, validate_params
+from reportgen.privacy.distance_space import category_labels, check_columns, column_numbers
 
 NUMERIC_KINDS = (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
 CATEGORICAL_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)

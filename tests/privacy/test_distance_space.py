@@ -7,8 +7,8 @@ import pytest
 from reportgen.api import prepare_context
 from reportgen.data.schema import ColumnKind
 from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.distance_space import CategoricalEncoding, DistanceSpace, NumericEncoding
 from reportgen.errors import DataError, SchemaError
+from reportgen.privacy.distance_space import CategoricalEncoding, DistanceSpace, NumericEncoding
 from reportgen.settings import ReportColumns, ReportSettings
 
 NUM, CAT = ColumnKind.NUMERIC, ColumnKind.CATEGORICAL

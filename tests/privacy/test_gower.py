@@ -8,7 +8,13 @@ import pytest
 
 from reportgen.data.schema import ColumnKind
 from reportgen.errors import DataError, IncompatibleDataError, InvalidParameterError, SchemaError
-from reportgen.gower import GowerRows, GowerSpace, MaxSimilarityStats, max_similarity, max_similarity_stats
+from reportgen.privacy.gower import (
+    GowerRows,
+    GowerSpace,
+    MaxSimilarityStats,
+    max_similarity,
+    max_similarity_stats,
+)
 
 NUM, INT, CAT, DT = ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.CATEGORICAL, ColumnKind.DATETIME
 
