@@ -18,7 +18,7 @@ import pandas as pd
 
 from reportgen.binning import ColumnBins, fit_bins
 from reportgen.data.entities import entity_tables, entity_view
-from reportgen.data.kinds import to_canonical
+from reportgen.data.kinds import near_unique, to_canonical
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
@@ -29,6 +29,7 @@ from reportgen.settings import ReportSettings
 
 T = TypeVar("T")
 ENTITY_SUFFIX = " (entity)"
+NEAR_UNIQUE = "near-unique values: treated as an identifier"
 
 
 @dataclass
@@ -118,6 +119,8 @@ class PreparedTable:
                 reasons[column] = "identifier"
             elif kind is ColumnKind.TEXT:
                 reasons[column] = "free text or near-unique values"
+            elif kind is ColumnKind.CATEGORICAL and near_unique(frame[column]):
+                reasons[column] = NEAR_UNIQUE
         return reasons
 
     @property
@@ -156,7 +159,10 @@ class PreparedTable:
         real = self.frame(TRAIN)
         assert real is not None
         others = [f for role, f in self._frames.items() if role != TRAIN]
-        return DistanceSpace.fit(real, {c: self.schema.kinds[c] for c in columns}, others=others)
+        kinds = {c: self.schema.kinds[c] for c in columns}
+        return DistanceSpace.fit(
+            real, kinds, others=others, max_levels=self.context.settings.max_encoded_levels
+        )
 
     def embedded(self, role: str) -> np.ndarray:
         """The rows of a role in the distance space, float32 (computed once per role, then shared)."""
@@ -239,7 +245,9 @@ class EntityView:
                     data, parent, compared, kinds, show_examples=role == SYNTH
                 )
         others = [f for role, f in frames.items() if role != TRAIN]
-        space = DistanceSpace.fit(frames[TRAIN], view_kinds, others=others)
+        space = DistanceSpace.fit(
+            frames[TRAIN], view_kinds, others=others, max_levels=context.settings.max_encoded_levels
+        )
         embedded = {role: space.transform(frame) for role, frame in frames.items()}
         return cls(frames, view_kinds, space, embedded)
 

@@ -156,7 +156,7 @@ def _privacy(
     )
     max_similarity = None
     if with_max_similarity:
-        gower = GowerSpace.fit(view.frames[TRAIN], view.kinds)
+        gower = GowerSpace.fit(view.frames[TRAIN], view.kinds, max_levels=settings.max_encoded_levels)
         max_similarity = max_similarity_stats(
             gower.transform(view.frames[TRAIN]),
             gower.transform(view.frames[SYNTH]),

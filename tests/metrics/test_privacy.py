@@ -1,5 +1,6 @@
 """Known-answer tests of the privacy statistics on data the tests generate."""
 
+import time
 from itertools import pairwise
 
 import numpy as np
@@ -7,8 +8,10 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-from reportgen.metrics.privacy import compute_privacy_stats
+from reportgen.api import prepare_context
+from reportgen.metrics.privacy import compute_privacy, compute_privacy_stats
 from reportgen.privacy.proximity import EmbeddedRows, nearest_neighbour_distances, proximity_stats
+from reportgen.settings import MAX_ENCODED_LEVELS, ReportSettings
 
 
 def people(n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -163,3 +166,36 @@ def test_copying_whole_customers_shows_only_in_the_entity_view():
         assert copied_stats[table].privacy_score > 80, table
     assert fresh_stats["customers (entity)"].privacy_score > 80
     assert copied_stats["customers (entity)"].privacy_score < 30
+
+
+# --- wide categoricals -------------------------------------------------------------------------------
+
+
+def with_cities(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """A 3,000-level city column (every level used, the frequent ones much more) and three others."""
+    city = np.concatenate([np.arange(3000), np.minimum(rng.zipf(1.5, n - 3000), 3000) - 1])
+    return pd.DataFrame(
+        {
+            "city": [f"city {c}" for c in rng.permutation(city)],
+            "age": rng.integers(18, 90, n).astype(float),
+            "segment": rng.choice(list("ABCD"), n),
+            "amount": rng.lognormal(3, 1, n),
+        }
+    )
+
+
+def test_a_3000_level_column_gives_a_bounded_distance_space_and_a_finding():
+    rng = np.random.default_rng(9)
+    train, synth = with_cities(20_000, rng), with_cities(20_000, rng)
+    ctx = prepare_context(train, None, synth, ReportSettings(privacy_repeats=2, n_max_gower=1000))
+    space = ctx.table("table").distance_space
+    assert train["city"].nunique() == 3000
+    assert space.n_features == MAX_ENCODED_LEVELS + 1 + (1 + 4 + 1)  # kept + "(other)"; age, segment, amount
+    pooled = [f for f in ctx.findings if f.code == "pooled_levels"]
+    assert [(f.table, f.column) for f in pooled] == [("table", "city")]
+    assert "3,000 levels" in pooled[0].message
+    start = time.perf_counter()
+    result = compute_privacy(ctx)
+    assert time.perf_counter() - start < 60  # about 5 s; the 3,000-dimension one-hot took minutes
+    assert result.tables[0].columns == ["city", "age", "segment", "amount"]
+    assert result.privacy_score > 80
