@@ -169,7 +169,9 @@ def _privacy(
         columns=view.columns,
         rows={role: len(x) for role, x in (("training", rows.train), ("synthetic", rows.synth))}
         | ({} if rows.test is None else {"holdout": len(rows.test)}),
-        distances=nearest_neighbour_distances(rows, ctx.rng(f"nn:{name}")),
+        distances=nearest_neighbour_distances(
+            rows, ctx.rng(f"nn:{name}"), frames={role: f[view.columns] for role, f in view.frames.items()}
+        ),
         proximity=proximity,
         max_similarity=max_similarity,
     )
