@@ -20,7 +20,7 @@ import numpy as np
 from adult import DATASETS, GENERATORS, read  # benchmarks/adult.py
 
 import reportgen as rg
-from reportgen.gower import GowerRows, GowerSpace, MaxSimilarityStats, max_similarity_stats
+from reportgen.privacy.gower import GowerRows, GowerSpace, MaxSimilarityStats, max_similarity_stats
 
 
 def timed_stats(train: GowerRows, other: GowerRows, n: int, repeat: int) -> tuple[float, MaxSimilarityStats]:

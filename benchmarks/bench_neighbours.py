@@ -36,8 +36,8 @@ from sklearn.neighbors import NearestNeighbors
 from threadpoolctl import threadpool_limits
 
 import reportgen as rg
-from reportgen.distance_space import DistanceSpace
-from reportgen.neighbours import CPU_CHUNK_ROWS, knn
+from reportgen.privacy.distance_space import DistanceSpace
+from reportgen.privacy.neighbours import CPU_CHUNK_ROWS, knn
 
 REPEAT = 3
 

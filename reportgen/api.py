@@ -12,7 +12,7 @@ from typing import TypeAlias
 import pandas as pd
 
 from reportgen.comparison import compare, load_previous
-from reportgen.context import EvaluationContext
+from reportgen.context import NEAR_UNIQUE, EvaluationContext
 from reportgen.data.relational import RelationalData, as_relational
 from reportgen.data.schema import Schema
 from reportgen.data.validation import (
@@ -31,6 +31,7 @@ from reportgen.metrics.registry import MetricNotComputed, sections
 from reportgen.metrics.targets import resolve_targets
 from reportgen.metrics.utility import NO_TARGET
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
+from reportgen.privacy.distance_space import CategoricalEncoding
 from reportgen.provenance import fingerprints
 from reportgen.render.document import output_format, write_report
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult
@@ -312,7 +313,56 @@ def _preparation_findings(context: EvaluationContext) -> list[Finding]:
                         ),
                     )
                 )
+            elif reason == NEAR_UNIQUE:
+                findings.append(_near_unique_finding(context, name, column))
+        findings += _pooled_findings(context, name)
     return findings
+
+
+def _pooled_findings(context: EvaluationContext, table: str) -> list[Finding]:
+    """The wide categorical columns whose rarer levels the distance space pools into "(other)"."""
+    prep = context.table(table)
+    real = prep.frame(TRAIN)
+    assert real is not None
+    findings = []
+    for encoding in prep.distance_space.encodings:
+        if not (isinstance(encoding, CategoricalEncoding) and encoding.pooled):
+            continue
+        labels = real[encoding.column]
+        pooled = labels.notna() & ~labels.isin(encoding.levels)
+        findings.append(
+            Finding(
+                severity="info",
+                code="pooled_levels",
+                table=table,
+                column=encoding.column,
+                message=(
+                    f"This column has {labels.nunique():,} levels in the training data. The distance "
+                    f"space and Gower similarity keep its {len(encoding.levels):,} most frequent and "
+                    f"pool the rest ({pooled.mean():.1%} of the training rows) into one '(other)' "
+                    "level, so the privacy distances do not tell those levels apart."
+                ),
+            )
+        )
+    return findings
+
+
+def _near_unique_finding(context: EvaluationContext, table: str, column: str) -> Finding:
+    """A categorical column whose values nearly all differ: an identifier, left out everywhere."""
+    values = context.train[table][column].dropna()
+    return Finding(
+        severity="warning",
+        code="near_unique_column",
+        table=table,
+        column=column,
+        message=(
+            f"Column {column!r} of table {table!r} is categorical, but {values.nunique():,} of its "
+            f"{len(values):,} training values are distinct: it identifies rows rather than groups "
+            "them, so it is treated as an identifier and left out of every comparison (distances, "
+            "Gower similarity, utility features, distributions). Declare its kind as 'id' in the "
+            "schema to record this."
+        ),
+    )
 
 
 def _shared_table_findings(context: EvaluationContext) -> list[Finding]:

@@ -85,14 +85,23 @@ def fit_bins(
         if len(x) == 0:
             return ColumnBins(column, kind)
         return ColumnBins(column, kind, edges=tuple(float(e) for e in numeric_edges(x, n_bins)))
-    counts = real.dropna().astype("string").value_counts(sort=False)
-    by_frequency = sorted(counts.index, key=lambda level: (-counts[level], str(level)))
+    by_frequency = levels_by_frequency(real)
     if max_levels is not None and len(by_frequency) > max_levels:
         return ColumnBins(column, kind, levels=tuple(by_frequency[:max_levels]), pooled=True)
     extra = sorted(
         {str(v) for side in others for v in side.dropna().astype("string").unique()} - set(by_frequency)
     )
     return ColumnBins(column, kind, levels=tuple(by_frequency) + tuple(extra))
+
+
+def levels_by_frequency(values: pd.Series) -> list[str]:
+    """The distinct labels of ``values`` (missing left out), most frequent first, ties in string order.
+
+    The one order in which every capped encoding keeps a column's levels, so that the same levels
+    survive a cap everywhere.
+    """
+    counts = values.dropna().astype("string").value_counts(sort=False)
+    return [str(level) for level, _ in sorted(counts.items(), key=lambda lc: (-lc[1], str(lc[0])))]
 
 
 def numeric_edges(x: np.ndarray, n_bins: int) -> np.ndarray:

@@ -18,17 +18,18 @@ import pandas as pd
 
 from reportgen.binning import ColumnBins, fit_bins
 from reportgen.data.entities import entity_tables, entity_view
-from reportgen.data.kinds import to_canonical
+from reportgen.data.kinds import near_unique, to_canonical
 from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData
 from reportgen.data.schema import ColumnKind, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.distance_space import DistanceSpace, EmbeddedRows
+from reportgen.privacy.distance_space import DistanceSpace, EmbeddedRows
 from reportgen.results import Finding
 from reportgen.seeding import derived_rng, derived_seed
 from reportgen.settings import ReportSettings
 
 T = TypeVar("T")
 ENTITY_SUFFIX = " (entity)"
+NEAR_UNIQUE = "near-unique values: treated as an identifier"
 
 
 @dataclass
@@ -159,6 +160,8 @@ class PreparedTable:
                 reasons[column] = "identifier"
             elif kind is ColumnKind.TEXT:
                 reasons[column] = "free text or near-unique values"
+            elif kind is ColumnKind.CATEGORICAL and near_unique(frame[column]):
+                reasons[column] = NEAR_UNIQUE
         return reasons
 
     @property
@@ -191,13 +194,16 @@ class PreparedTable:
         """The distance space of the neighbour sections (METRICS.md 5), fitted on training data only.
 
         Its columns are the ``knn`` selection of the compared columns. The other roles only decide
-        which numeric columns get a missing indicator (see ``reportgen.distance_space``).
+        which numeric columns get a missing indicator (see ``reportgen.privacy.distance_space``).
         """
         columns = self.context.settings.columns.select("knn", self.name, self.compared_columns)
         real = self.frame(TRAIN)
         assert real is not None
         others = [f for role, f in self._frames.items() if role != TRAIN]
-        return DistanceSpace.fit(real, {c: self.schema.kinds[c] for c in columns}, others=others)
+        kinds = {c: self.schema.kinds[c] for c in columns}
+        return DistanceSpace.fit(
+            real, kinds, others=others, max_levels=self.context.settings.max_encoded_levels
+        )
 
     def embedded(self, role: str) -> np.ndarray:
         """The rows of a role in the distance space, float32 (computed once per role, then shared)."""
@@ -278,7 +284,9 @@ class EntityView:
                 context.with_full_children(role, parent), parent, compared, kinds, show_examples=role == SYNTH
             )
         others = [f for role, f in frames.items() if role != TRAIN]
-        space = DistanceSpace.fit(frames[TRAIN], view_kinds, others=others)
+        space = DistanceSpace.fit(
+            frames[TRAIN], view_kinds, others=others, max_levels=context.settings.max_encoded_levels
+        )
         embedded = {role: space.transform(frame) for role, frame in frames.items()}
         return cls(frames, view_kinds, space, embedded)
 

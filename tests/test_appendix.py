@@ -69,7 +69,7 @@ GLOSSARY_TERMS = [
 # Settings a reader may change, which the appendix must print from the run (never hard-coded).
 PRINTED_SETTINGS = {
     "n_max_train", "n_max_test", "n_max_synth", "n_max_phik", "max_categories", "n_bins",
-    "min_category_count", "privacy_q", "privacy_repeats", "n_max_gower",
+    "min_category_count", "privacy_q", "privacy_repeats", "n_max_gower", "max_encoded_levels",
 }  # fmt: skip
 
 CHANGED = ReportSettings(
@@ -83,6 +83,7 @@ CHANGED = ReportSettings(
     risk_confidence=1.5,
     privacy_repeats=3,
     n_max_gower=150,
+    max_encoded_levels=6,
 )
 
 
@@ -219,6 +220,7 @@ def test_a_changed_setting_changes_the_page(default_run, changed_run):
     assert "= 18 at this run's q" in default and "= 40 at this run's q" in changed
     assert "c = 1.5" in changed and "risk_confidence is not set in this run" in default
     assert "seed (4)" in changed and "seed (0)" in default
+    assert "more than 6 training levels" in changed and "more than 50 training levels" in default
 
 
 def test_each_reference_is_listed_and_cited(default_run):

@@ -49,10 +49,19 @@ def infer_kind(values: pd.Series, max_categories: int = DEFAULT_MAX_CATEGORIES) 
         return ColumnKind.CATEGORICAL
     if _looks_like_datetime(present):
         return ColumnKind.DATETIME
+    return ColumnKind.TEXT if near_unique(present) else ColumnKind.CATEGORICAL
+
+
+def near_unique(values: pd.Series) -> bool:
+    """Whether a column's values identify rows rather than group them (METRICS.md section 1).
+
+    More than ``TEXT_MIN_DISTINCT`` distinct values, and more than ``TEXT_DISTINCT_RATIO`` of the
+    present values distinct: the rule that makes a string column ``text``, also applied to columns
+    declared categorical (a name or postcode column), which are then treated as identifiers.
+    """
+    present = values.dropna()
     distinct = present.nunique()
-    if distinct > TEXT_MIN_DISTINCT and distinct / len(present) > TEXT_DISTINCT_RATIO:
-        return ColumnKind.TEXT
-    return ColumnKind.CATEGORICAL
+    return distinct > TEXT_MIN_DISTINCT and distinct / len(present) > TEXT_DISTINCT_RATIO
 
 
 def _looks_like_datetime(present: pd.Series) -> bool:

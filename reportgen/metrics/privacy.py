@@ -19,9 +19,9 @@ from pydantic import BaseModel, Field
 
 from reportgen.context import DistanceView, EvaluationContext
 from reportgen.data.validation import SYNTH, TRAIN
-from reportgen.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.params import Interval, NoneValue, validate_params
+from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
 from reportgen.privacy.proximity import (
     NearestNeighbourDistances,
     PrivacyStats,
@@ -33,7 +33,6 @@ from reportgen.results import SectionResult
 if TYPE_CHECKING:
     from reportgen.api import DataInput
     from reportgen.data.schema import Schema
-    from reportgen.distance_space import EmbeddedRows
 
 MIN_HALF = 50  # rows in each half of the training data; fewer make the ratios mere noise
 
@@ -148,9 +147,10 @@ def _view_privacy(
     return _privacy(ctx, name, view, with_max_similarity)
 
 
-def _distances(ctx: EvaluationContext, name: str, rows: EmbeddedRows) -> NearestNeighbourDistances:
-    ctx.progress(f"{name}: nearest-neighbour distances")
-    return nearest_neighbour_distances(rows, ctx.rng(f"nn:{name}"))
+def _distances(ctx: EvaluationContext, name: str, view: DistanceView) -> NearestNeighbourDistances:
+    ctx.progress(f"{name}: nearest-neighbour distances and exact copies")
+    frames = {role: f[view.columns] for role, f in view.frames.items()}
+    return nearest_neighbour_distances(view.rows, ctx.rng(f"nn:{name}"), frames=frames)
 
 
 def _privacy(
@@ -170,7 +170,7 @@ def _privacy(
     max_similarity = None
     if with_max_similarity:
         ctx.progress(f"{name}: maximum similarity")
-        gower = GowerSpace.fit(view.frames[TRAIN], view.kinds)
+        gower = GowerSpace.fit(view.frames[TRAIN], view.kinds, max_levels=settings.max_encoded_levels)
         max_similarity = max_similarity_stats(
             gower.transform(view.frames[TRAIN]),
             gower.transform(view.frames[SYNTH]),
@@ -183,7 +183,7 @@ def _privacy(
         columns=view.columns,
         rows={role: len(x) for role, x in (("training", rows.train), ("synthetic", rows.synth))}
         | ({} if rows.test is None else {"holdout": len(rows.test)}),
-        distances=_distances(ctx, name, rows),
+        distances=_distances(ctx, name, view),
         proximity=proximity,
         max_similarity=max_similarity,
     )

@@ -3,7 +3,7 @@
 Everything here works on rows already passed through the one-class embedding ``Phi``
 (``reportgen.privacy.one_class``) and on its centre ``c_r``; any embedding works (the tests use the
 identity with the mean as centre as a simple reference). Every nearest-neighbour step goes
-through ``reportgen.neighbours.knn`` (exact; "nearest other" excludes the row itself by index).
+through ``reportgen.privacy.neighbours.knn`` (exact; "nearest other" excludes the row itself by index).
 
 For a generated set ``G`` (the synthetic rows, or the holdout rows as the reference level):
 
@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reportgen.neighbours import knn
+from reportgen.privacy.neighbours import knn
 
 N_LEVELS = 40
 LEVELS = np.linspace(0.0, 1.0, N_LEVELS + 1)

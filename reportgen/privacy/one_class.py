@@ -49,7 +49,7 @@ import numpy as np
 import torch
 from pydantic import BaseModel, Field
 
-from reportgen.neighbours import _resolve_device
+from reportgen.privacy.neighbours import _resolve_device
 
 CENTRE_EPS = 0.1
 MIN_IMPROVEMENT = 1e-4  # relative decrease of the validation objective that counts as progress

@@ -1,14 +1,18 @@
 """Nearest-neighbour privacy statistics on embedded rows (METRICS.md sections 6 and 7).
 
 Both work on rows already in the shared distance space (``PreparedTable.embedded``), so a table and
-an entity-level view are measured by the same code. Every search goes through ``reportgen.neighbours.knn``
-(exact, self excluded by index).
+an entity-level view are measured by the same code. Every search goes through
+``reportgen.privacy.neighbours.knn`` (exact, self excluded by index).
 
 Choices where METRICS.md is silent, stated in the report's methodology:
 
 - 1-NN distances: the four curves use one common size ``m = min(|T|, |S|, |H|)``; the share of exact
-  copies is counted on all sampled rows (a synthetic row is a copy when its vector equals a training
-  row's vector bit for bit, i.e. its distance to the training data is 0).
+  copies is counted on all sampled rows. A synthetic row is a copy when it equals a training row on
+  every column of the distance space, values as given (a missing value equals a missing value), so a
+  copy is at distance 0. The converse need not hold: values that the encoding merges (two pooled
+  rare levels, two values beyond the clip, two timestamps closer than float32 resolves) put rows at
+  distance 0 without making them copies. The check is hashed and streamed (``copy_share``): its
+  memory grows with the rows, never with rows x rows or rows x levels.
 - Proximity ratios: each repeat uses halves of ``h = min(|T| // 2, |S|)`` rows. The holdout ratio
   ``d(x, S') / d(x, R1)`` uses ``R1`` (``h`` rows) as the real set, so that its denominator, like
   TSPR's, is a distance to a set of ``h`` real rows (distances shrink as a set grows).
@@ -19,16 +23,20 @@ Choices where METRICS.md is silent, stated in the report's methodology:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from pydantic import BaseModel, Field
 
-from reportgen.distance_space import EmbeddedRows
-from reportgen.neighbours import knn
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.privacy.distance_space import EmbeddedRows
+from reportgen.privacy.neighbours import knn
 
 EPS = 1e-12
 N_HIST_BINS = 40
+COPY_CHUNK_ROWS = 65_536  # rows hashed and looked up at a time by the exact-copy check
 
 
 class Histogram(BaseModel):
@@ -44,7 +52,9 @@ class NearestNeighbourDistances(BaseModel):
     n_rows: int = Field(description="Common size m of the four samples.")
     medians: dict[str, float]
     histogram: Histogram
-    exact_copies: float = Field(ge=0, le=1, description="Share of synthetic rows equal to a training row.")
+    exact_copies: float = Field(
+        ge=0, le=1, description="Share of synthetic rows equal to a training row on every compared column."
+    )
     exact_copies_holdout: float | None = Field(
         default=None, ge=0, le=1, description="Share of holdout rows equal to a training row (reference)."
     )
@@ -72,8 +82,14 @@ class PrivacyStats(BaseModel):
     histogram: Histogram = Field(description="TSPR, TTPR (and holdout ratio) pooled over repeats.")
 
 
-def nearest_neighbour_distances(rows: EmbeddedRows, rng: np.random.Generator) -> NearestNeighbourDistances:
-    """Real-to-real, synthetic-to-synthetic, synthetic-to-real and holdout-to-real 1-NN distances."""
+def nearest_neighbour_distances(
+    rows: EmbeddedRows, rng: np.random.Generator, *, frames: Mapping[str, pd.DataFrame]
+) -> NearestNeighbourDistances:
+    """Real-to-real, synthetic-to-synthetic, synthetic-to-real and holdout-to-real 1-NN distances.
+
+    ``frames`` holds the same rows per role (``"train"``, ``"synth"``, ``"test"``) with the distance
+    space's columns as given: the exact copies are counted on them.
+    """
     sizes = [len(rows.train), len(rows.synth)] + ([len(rows.test)] if rows.test is not None else [])
     m = min(sizes)
     train, synth = _subsample(rows.train, m, rng), _subsample(rows.synth, m, rng)
@@ -88,20 +104,71 @@ def nearest_neighbour_distances(rows: EmbeddedRows, rng: np.random.Generator) ->
         n_rows=m,
         medians={name: float(np.median(d)) for name, d in curves.items()},
         histogram=_histogram(curves, upper=max(float(np.quantile(d, 0.99)) for d in curves.values())),
-        exact_copies=copy_share(rows.synth, rows.train),
-        exact_copies_holdout=None if rows.test is None else copy_share(rows.test, rows.train),
+        exact_copies=copy_share(frames[SYNTH], frames[TRAIN]),
+        exact_copies_holdout=None if rows.test is None else copy_share(frames[TEST], frames[TRAIN]),
     )
 
 
-def copy_share(rows: np.ndarray, reference: np.ndarray) -> float:
-    """Share of ``rows`` whose vector equals some row of ``reference`` exactly."""
+def copy_share(rows: pd.DataFrame, reference: pd.DataFrame) -> float:
+    """Share of ``rows`` equal to some row of ``reference`` on every column (missing equals missing).
+
+    Hashed and streamed, so memory grows with the rows, never with rows x reference: each row's
+    values become one 64-bit hash (``pandas.util.hash_pandas_object``), the reference's hashes are
+    sorted once, and ``rows`` are looked up by binary search ``COPY_CHUNK_ROWS`` at a time. A hash
+    match counts only once the values themselves are found equal, so a collision is never a copy.
+    """
     if len(rows) == 0:
         return 0.0
-    width = reference.shape[1]
-    as_bytes = np.dtype((np.void, width * reference.dtype.itemsize))
-    known = np.ascontiguousarray(reference).view(as_bytes).ravel()
-    query = np.ascontiguousarray(rows.astype(reference.dtype)).view(as_bytes).ravel()
-    return float(np.isin(query, known).mean())
+    hashes = _row_hashes(reference)
+    order = np.argsort(hashes, kind="stable")
+    known = hashes[order]
+    copies = 0
+    for start in range(0, len(rows), COPY_CHUNK_ROWS):
+        chunk = rows.iloc[start : start + COPY_CHUNK_ROWS]
+        query = _row_hashes(chunk)
+        low, high = np.searchsorted(known, query, "left"), np.searchsorted(known, query, "right")
+        copies += _confirmed(chunk, reference, order, low, high)
+    return copies / len(rows)
+
+
+def _row_hashes(frame: pd.DataFrame) -> np.ndarray:
+    """One uint64 hash per row of its values; equal values (-0.0 and 0.0, any NaN) hash alike."""
+    columns = {}
+    for column in frame.columns:
+        values = frame[column]
+        if pd.api.types.is_float_dtype(values.dtype):
+            x = values.to_numpy(dtype=np.float64)
+            values = pd.Series(np.where(np.isnan(x), np.nan, x + 0.0))
+        columns[column] = values.reset_index(drop=True)
+    return pd.util.hash_pandas_object(pd.DataFrame(columns), index=False).to_numpy()
+
+
+def _confirmed(
+    chunk: pd.DataFrame, reference: pd.DataFrame, order: np.ndarray, low: np.ndarray, high: np.ndarray
+) -> int:
+    """How many rows of ``chunk`` equal a reference row of the same hash (``order[low:high]``).
+
+    Compares each row with the first reference row of its hash, then, for the few that differ (a
+    collision), with the next one, and so on.
+    """
+    pending = np.flatnonzero(high > low)
+    found, offset = 0, 0
+    while len(pending):
+        same = _equal_rows(chunk.iloc[pending], reference.iloc[order[low[pending] + offset]])
+        found += int(same.sum())
+        offset += 1
+        pending = pending[~same & (low[pending] + offset < high[pending])]
+    return found
+
+
+def _equal_rows(a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
+    """Whether row ``i`` of ``a`` equals row ``i`` of ``b`` on every column (missing equals missing)."""
+    equal = np.ones(len(a), dtype=bool)
+    for column in a.columns:
+        x, y = a[column].reset_index(drop=True), b[column].reset_index(drop=True)
+        same = (x == y).fillna(False).to_numpy(dtype=bool)
+        equal &= same | (x.isna() & y.isna()).to_numpy()
+    return equal
 
 
 def proximity_stats(

@@ -7,9 +7,7 @@ import torch
 
 from reportgen.api import prepare_context
 from reportgen.data.schema import ColumnKind
-from reportgen.distance_space import DistanceSpace
 from reportgen.metrics.alpha_beta import AlphaBetaResult, compute_alpha_beta
-from reportgen.neighbours import brute_force_knn
 from reportgen.privacy.alpha_beta import (
     LEVELS,
     RealReference,
@@ -20,6 +18,8 @@ from reportgen.privacy.alpha_beta import (
     sample_scores,
     subsample,
 )
+from reportgen.privacy.distance_space import DistanceSpace
+from reportgen.privacy.neighbours import brute_force_knn
 from reportgen.privacy.one_class import OneClassConfig, fit_one_class
 from reportgen.settings import ReportSettings
 

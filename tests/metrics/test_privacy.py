@@ -1,5 +1,7 @@
 """Known-answer tests of the privacy statistics on data the tests generate."""
 
+import time
+import tracemalloc
 from itertools import pairwise
 
 import numpy as np
@@ -7,8 +9,12 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-from reportgen.metrics.privacy import compute_privacy_stats
-from reportgen.privacy.proximity import EmbeddedRows, nearest_neighbour_distances, proximity_stats
+from reportgen.api import prepare_context
+from reportgen.data.validation import SYNTH, TRAIN
+from reportgen.metrics.privacy import compute_privacy, compute_privacy_stats
+from reportgen.privacy import proximity
+from reportgen.privacy.proximity import EmbeddedRows, copy_share, nearest_neighbour_distances, proximity_stats
+from reportgen.settings import MAX_ENCODED_LEVELS, ReportSettings
 
 
 def people(n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -97,13 +103,13 @@ def test_duplicated_training_rows_give_finite_numbers():
 
 def test_the_exact_copy_share_is_the_planted_share(data):
     train, fresh = data
+    synth = with_copies(train, fresh, 0.25, np.random.default_rng(4))[["age", "hours"]]
     rows = EmbeddedRows(
         train=np.asarray(train[["age", "hours"]], dtype=np.float32),
-        synth=np.asarray(
-            with_copies(train, fresh, 0.25, np.random.default_rng(4))[["age", "hours"]], dtype=np.float32
-        ),
+        synth=np.asarray(synth, dtype=np.float32),
     )
-    result = nearest_neighbour_distances(rows, np.random.default_rng(0))
+    frames = {TRAIN: train[["age", "hours"]], SYNTH: synth}
+    result = nearest_neighbour_distances(rows, np.random.default_rng(0), frames=frames)
     assert result.exact_copies == pytest.approx(0.25)
     assert result.medians["synthetic_to_real"] < result.medians["real_to_real"]
 
@@ -194,3 +200,101 @@ def test_the_report_with_a_holdout_agrees_with_compute_privacy_stats_on_two_tabl
     assert section == with_holdout
     assert [s.privacy_score for s in without.values()] == [s.privacy_score for s in with_holdout.values()]
     assert section["customers"].privacy_score < 80  # the copies are seen, with or without a holdout
+
+
+# --- the exact-copy check: hashed, streamed, exact -------------------------------------------------
+
+
+def small_values(n: int, rng: np.random.Generator, n_values: int) -> pd.DataFrame:
+    """Canonical columns drawn from few values, with missing values: many duplicates and copies."""
+    x = rng.integers(0, n_values, n).astype(float)
+    x[rng.random(n) < 0.1] = np.nan
+    day = pd.Series(pd.Timestamp("2020-01-01", tz="UTC") + pd.to_timedelta(rng.integers(0, 5, n), unit="D"))
+    day[rng.random(n) < 0.05] = pd.NaT
+    colour = pd.Series(rng.choice(["red", "blue", None], n), dtype="string")
+    return pd.DataFrame({"x": x, "colour": colour, "day": day})
+
+
+def merged_share(rows: pd.DataFrame, reference: pd.DataFrame) -> float:
+    """The brute-force count: an inner merge on every column (pandas matches missing with missing)."""
+    return len(rows.merge(reference.drop_duplicates(), on=list(rows.columns))) / len(rows)
+
+
+@pytest.mark.parametrize("n_values", [3, 40, 10_000])
+def test_exact_copies_equal_a_brute_force_merge(n_values):
+    rng = np.random.default_rng(n_values)
+    train, synth = small_values(300, rng, n_values), small_values(2000, rng, n_values)
+    synth.iloc[:300] = train.iloc[:300].to_numpy()  # planted copies, on top of chance coincidences
+    expected = merged_share(synth, train)
+    assert 0.15 < expected < 1.0
+    assert copy_share(synth, train) == expected
+
+
+def test_exact_copies_of_the_report_equal_the_brute_force_count():
+    rng = np.random.default_rng(3)
+    train, synth = small_values(1500, rng, 40), small_values(1500, rng, 40)
+    synth.iloc[:200] = train.iloc[:200].to_numpy()
+    ctx = prepare_context(train, None, synth, ReportSettings(privacy_repeats=1, n_max_gower=200))
+    table = compute_privacy(ctx).tables[0]
+    assert table.distances.exact_copies == merged_share(synth, train)
+
+
+def test_a_hash_collision_is_never_a_copy(monkeypatch):
+    rng = np.random.default_rng(5)
+    train, synth = small_values(300, rng, 50), small_values(200, rng, 50)
+    expected = merged_share(synth, train)
+    monkeypatch.setattr(proximity, "_row_hashes", lambda frame: np.zeros(len(frame), np.uint64))
+    assert copy_share(synth, train) == expected  # every row collides; only equal values count
+
+
+def test_the_exact_copy_check_memory_grows_with_the_rows_only():
+    """200,000 x 200,000 rows: rows x rows would be 40 billion cells; the check stays within megabytes."""
+    rng = np.random.default_rng(8)
+
+    def peak_bytes(n: int) -> int:
+        train, synth = small_values(n, rng, 10**9), small_values(n, rng, 10**9)
+        synth.iloc[: n // 3] = train.iloc[: n // 3].to_numpy()
+        expected = merged_share(synth, train)
+        tracemalloc.start()
+        try:
+            assert copy_share(synth, train) == expected
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    small, large = peak_bytes(50_000), peak_bytes(200_000)
+    assert large < 64 * 2**20  # about 60 bytes a row
+    assert large < 6 * small  # linear: 4 times the rows, not 16
+
+
+# --- wide categoricals -------------------------------------------------------------------------------
+
+
+def with_cities(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """A 3,000-level city column (every level used, the frequent ones much more) and three others."""
+    city = np.concatenate([np.arange(3000), np.minimum(rng.zipf(1.5, n - 3000), 3000) - 1])
+    return pd.DataFrame(
+        {
+            "city": [f"city {c}" for c in rng.permutation(city)],
+            "age": rng.integers(18, 90, n).astype(float),
+            "segment": rng.choice(list("ABCD"), n),
+            "amount": rng.lognormal(3, 1, n),
+        }
+    )
+
+
+def test_a_3000_level_column_gives_a_bounded_distance_space_and_a_finding():
+    rng = np.random.default_rng(9)
+    train, synth = with_cities(20_000, rng), with_cities(20_000, rng)
+    ctx = prepare_context(train, None, synth, ReportSettings(privacy_repeats=2, n_max_gower=1000))
+    space = ctx.table("table").distance_space
+    assert train["city"].nunique() == 3000
+    assert space.n_features == MAX_ENCODED_LEVELS + 1 + (1 + 4 + 1)  # kept + "(other)"; age, segment, amount
+    pooled = [f for f in ctx.findings if f.code == "pooled_levels"]
+    assert [(f.table, f.column) for f in pooled] == [("table", "city")]
+    assert "3,000 levels" in pooled[0].message
+    start = time.perf_counter()
+    result = compute_privacy(ctx)
+    assert time.perf_counter() - start < 60  # about 5 s; the 3,000-dimension one-hot took minutes
+    assert result.tables[0].columns == ["city", "age", "segment", "amount"]
+    assert result.privacy_score > 80

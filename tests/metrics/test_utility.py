@@ -10,12 +10,18 @@ import reportgen as rg
 from reportgen.api import prepare_context
 from reportgen.cli import main
 from reportgen.data.io import write_folder
-from reportgen.data.schema import Schema, Table
+from reportgen.data.schema import ColumnKind, Schema, Table
 from reportgen.metrics import utility_models
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.metrics.utility import UtilityResult, compute_utility, sra
 from reportgen.settings import ReportSettings
 
+KINDS = {
+    "x1": ColumnKind.NUMERIC,
+    "x2": ColumnKind.NUMERIC,
+    "x3": ColumnKind.NUMERIC,
+    "city": ColumnKind.CATEGORICAL,
+}
 NOT_COMPUTED = "not computed (a problem with the data, see the table's messages)"
 FEW = ("Logistic regression", "Random forest", "Gaussian naive Bayes", "Histogram gradient boosting")
 
@@ -368,3 +374,34 @@ def test_a_target_column_absent_from_the_synthetic_data_is_a_finding_not_a_crash
     table = results.sections["utility"].tables[0]
     assert table.tstr is None and any("no 'y' value" in m for m in table.messages)
     assert results.sections["similarity"].status == "ok"
+
+
+def with_wide_city(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """The city column replaced by one with half as many levels as rows (every level used)."""
+    n_levels = len(frame) // 2
+    levels = np.concatenate([np.arange(n_levels), rng.integers(0, n_levels, len(frame) - n_levels)])
+    return frame.assign(city=[f"city {c}" for c in rng.permutation(levels)])
+
+
+def test_a_wide_categorical_gets_a_bounded_number_of_features():
+    rng = np.random.default_rng(2)
+    frame = utility_models.feature_frame(with_wide_city(people(6000, rng), rng), KINDS)
+    width = utility_models.preprocessor(KINDS, max_categories=20).fit_transform(frame).shape[1]
+    assert width == 3 + 20  # three numbers; the city's 3,000 levels: the 19 most frequent, "infrequent"
+
+
+def test_utility_runs_with_a_wide_categorical(few_models):
+    rng = np.random.default_rng(3)
+    train, test, synth = (with_wide_city(people(2000, rng), rng) for _ in range(3))
+    table = utility(train, test, synth).tables[0]
+    assert table.features == ["x1", "x2", "x3", "city"]
+    assert all(m.real is not None and m.tstr is not None for m in table.models)
+
+
+def test_a_near_unique_column_is_not_a_feature(few_models):
+    rng = np.random.default_rng(4)
+    train, test, synth = (
+        people(600, rng).assign(code=lambda f: pd.Categorical(f.index.astype(str))) for _ in range(3)
+    )
+    result = utility(train, test, synth)
+    assert result.tables[0].features == ["x1", "x2", "x3", "city"]

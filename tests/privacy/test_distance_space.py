@@ -7,8 +7,8 @@ import pytest
 from reportgen.api import prepare_context
 from reportgen.data.schema import ColumnKind
 from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.distance_space import CategoricalEncoding, DistanceSpace, NumericEncoding
 from reportgen.errors import DataError, SchemaError
+from reportgen.privacy.distance_space import CategoricalEncoding, DistanceSpace, NumericEncoding
 from reportgen.settings import ReportColumns, ReportSettings
 
 NUM, CAT = ColumnKind.NUMERIC, ColumnKind.CATEGORICAL
@@ -47,6 +47,25 @@ def test_two_categories_are_at_squared_distance_one_and_unseen_at_one_half():
     assert sq(red, blue) == pytest.approx(1.0, rel=1e-6)
     np.testing.assert_array_equal(unseen, [0, 0, 0])
     assert sq(red, unseen) == pytest.approx(0.5, rel=1e-6)
+
+
+def test_a_wide_column_keeps_its_most_frequent_levels_and_pools_the_rest():
+    # a: 4 rows, b: 3, c and d: 2 each (tie broken alphabetically: c kept), e: 1, then one missing
+    train = pd.DataFrame({"c": [*"aaaabbbccdde", None]})
+    space = DistanceSpace.fit(train, {"c": CAT}, max_levels=3)
+    assert space.encodings == (CategoricalEncoding("c", ("a", "b", "c"), True, pooled=True),)
+    assert space.feature_names == ["c=a", "c=b", "c=c", "c=(other)", "c=(missing)"]
+    a, d, e, unseen, missing = space.transform(pd.DataFrame({"c": ["a", "d", "e", "zzz", None]}))
+    assert sq(d, e) == 0.0 and sq(d, unseen) == 0.0  # every pooled value is the one level "(other)"
+    assert sq(a, d) == pytest.approx(1.0, rel=1e-6)  # and a kept level is a category away
+    assert sq(d, missing) == pytest.approx(1.0, rel=1e-6)
+
+
+def test_a_column_within_the_cap_is_encoded_whole():
+    train = pd.DataFrame({"c": [*"aaaabbbccdde"]})
+    capped, whole = DistanceSpace.fit(train, {"c": CAT}, max_levels=5), DistanceSpace.fit(train, {"c": CAT})
+    assert capped == whole
+    assert capped.encodings == (CategoricalEncoding("c", tuple("abcde"), False),)
 
 
 def test_missing_category_is_a_level_when_training_has_it():

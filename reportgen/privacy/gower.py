@@ -10,7 +10,9 @@ Gower distance between two rows is the mean over the compared columns of one ter
   beyond the cap;
 - categorical / boolean: 0 when the two labels are equal, else 1. "Missing" is a level of its own;
   a level the training data lacks gets a code of its own that no training level has (two frames
-  that share an unseen label still compare it as equal);
+  that share an unseen label still compare it as equal). A column with more than ``max_levels``
+  training levels keeps the same levels as the distance space (``distance_space.kept_levels``) and
+  pools every other value into one "(other)" level: two different pooled values count as equal;
 - id and text columns are ignored.
 
 Gower similarity is ``1 - distance``. The test (after A. Skabar, 2024) compares, on equal-size
@@ -41,10 +43,12 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from reportgen.binning import OTHER_LABEL
 from reportgen.data.schema import ColumnKind
-from reportgen.distance_space import category_labels, check_columns, column_numbers
 from reportgen.errors import DataError, IncompatibleDataError
 from reportgen.params import InstanceOf, Interval, validate_params
+from reportgen.privacy.distance_space import category_labels, check_columns, column_numbers, kept_levels
+from reportgen.settings import MAX_ENCODED_LEVELS
 
 NUMERIC_KINDS = (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
 CATEGORICAL_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
@@ -74,15 +78,19 @@ class CategoricalLevels:
     """A categorical or boolean column: the training levels, coded ``0 .. len(levels) - 1``.
 
     Missing values get code ``len(levels)``; unseen labels get ``len(levels) + 1 + i``, ``i`` their
-    position in the frame's sorted unseen labels (``GowerRows.unseen``).
+    position in the frame's sorted unseen labels (``GowerRows.unseen``). ``pooled``: every label
+    outside ``levels`` is read as the one unseen label "(other)".
     """
 
     column: str
     levels: tuple[str, ...]
+    pooled: bool = False
 
     def encode(self, values: pd.Series) -> tuple[np.ndarray, tuple[str, ...]]:
         """Integer codes of the values and the unseen labels the codes above the missing code name."""
         labels = category_labels(values)
+        if self.pooled:
+            labels = labels.where(labels.isin(self.levels) | labels.isna(), OTHER_LABEL)
         missing = labels.isna().to_numpy()
         present = labels.dropna()
         unseen = tuple(sorted(set(present.unique()) - set(self.levels)))
@@ -129,15 +137,22 @@ class GowerSpace:
     categorical: tuple[CategoricalLevels, ...]
 
     @classmethod
-    def fit(cls, train: pd.DataFrame, kinds: Mapping[str, ColumnKind]) -> GowerSpace:
+    def fit(
+        cls, train: pd.DataFrame, kinds: Mapping[str, ColumnKind], *, max_levels: int = MAX_ENCODED_LEVELS
+    ) -> GowerSpace:
         """Fit on the training frame: the numeric and categorical columns of ``kinds``, in that order.
 
         Other kinds (id, text) are ignored; a space without any compared column is a ``DataError``.
+        A categorical column keeps at most ``max_levels`` training levels and pools the rest.
         """
         kinds = {c: ColumnKind.parse(k, f"Column {c!r}") for c, k in kinds.items()}
         check_columns(train, kinds, "training", "Gower space")
         numeric = tuple(_fit_numeric(c, k, train[c]) for c, k in kinds.items() if k in NUMERIC_KINDS)
-        categorical = tuple(_fit_categorical(c, train[c]) for c, k in kinds.items() if k in CATEGORICAL_KINDS)
+        categorical = tuple(
+            CategoricalLevels(c, *kept_levels(category_labels(train[c]), max_levels))
+            for c, k in kinds.items()
+            if k in CATEGORICAL_KINDS
+        )
         if not numeric and not categorical:
             found = {c: k.value for c, k in kinds.items()}
             raise DataError(
@@ -174,10 +189,6 @@ def _fit_numeric(column: str, kind: ColumnKind, values: pd.Series) -> NumericSca
         return NumericScale(column, kind, 0.0, 1.0)
     low, high = float(finite.min()), float(finite.max())
     return NumericScale(column, kind, low, high - low if high > low else 1.0)
-
-
-def _fit_categorical(column: str, values: pd.Series) -> CategoricalLevels:
-    return CategoricalLevels(column, tuple(sorted(str(v) for v in category_labels(values).dropna().unique())))
 
 
 # --- the exact search -------------------------------------------------------------------------

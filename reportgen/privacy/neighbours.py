@@ -158,7 +158,7 @@ def _as_matrix(values: Any, name: str) -> np.ndarray:
     if not (np.issubdtype(array.dtype, np.number) or array.dtype == bool):
         raise InvalidParameterError(
             f"The {name!r} parameter of knn must hold numbers. Got dtype {array.dtype} instead; "
-            "embed mixed data with reportgen.distance_space.DistanceSpace first."
+            "embed mixed data with reportgen.privacy.distance_space.DistanceSpace first."
         )
     matrix = np.ascontiguousarray(array, dtype=np.float32)
     bad = ~np.isfinite(matrix)

@@ -8,7 +8,13 @@ import pytest
 
 from reportgen.data.schema import ColumnKind
 from reportgen.errors import DataError, IncompatibleDataError, InvalidParameterError, SchemaError
-from reportgen.gower import GowerRows, GowerSpace, MaxSimilarityStats, max_similarity, max_similarity_stats
+from reportgen.privacy.gower import (
+    GowerRows,
+    GowerSpace,
+    MaxSimilarityStats,
+    max_similarity,
+    max_similarity_stats,
+)
 
 NUM, INT, CAT, DT = ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.CATEGORICAL, ColumnKind.DATETIME
 
@@ -118,6 +124,17 @@ def test_unseen_levels_compare_by_label_and_missing_is_a_level() -> None:
     assert index.tolist() == [1, 0, 2]
     sim, _ = max_similarity(first)
     assert sim.tolist() == [0.0, 0.0, 0.0]  # two different unseen labels are not equal
+
+
+def test_a_wide_column_pools_its_rare_levels_as_the_distance_space_does() -> None:
+    train = pd.DataFrame({"c": [*"aaaabbbccdde"]})
+    space = GowerSpace.fit(train, {"c": CAT}, max_levels=3)
+    assert space.categorical[0].levels == ("a", "b", "c")
+    rows = space.transform(pd.DataFrame({"c": ["d", "e", "zzz", "a", None]}))
+    sim, index = max_similarity(rows)
+    assert sim.tolist() == [1.0, 1.0, 1.0, 0.0, 0.0]  # d, e and unseen zzz are one level "(other)"
+    assert index.tolist()[:3] == [1, 0, 0]
+    assert GowerSpace.fit(train, {"c": CAT}, max_levels=5).categorical[0].levels == tuple("abcde")
 
 
 def test_datetime_and_constant_columns() -> None:

@@ -17,6 +17,12 @@ Every row becomes a float32 vector, so that Euclidean distance compares mixed ro
   its own when the training data has missing values there; levels the training data lacks (and a
   missing value when the training data has none) encode as all zeros, at squared distance 1/2 from
   every training level;
+- a column with more than ``max_levels`` training levels (``MAX_ENCODED_LEVELS``, the report's
+  ``max_encoded_levels``) keeps its ``max_levels`` most frequent ones (ties in string order) and
+  pools every other value, seen in training or not, into one "(other)" level: two different pooled
+  values are at distance 0 from each other and at squared distance 1 from a kept level. Its width is
+  at most ``max_levels + 2`` (kept, other, missing) whatever its number of levels, so the rows of a
+  3,000-level column cost like those of a 50-level one;
 - id and text columns are dropped.
 
 ``transform`` applies the fitted space to any role, so holdout and synthetic values never move the
@@ -31,10 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from reportgen.binning import as_numbers
+from reportgen.binning import OTHER_LABEL, as_numbers, levels_by_frequency
 from reportgen.data.kinds import to_canonical, to_category_strings
 from reportgen.data.schema import ColumnKind
 from reportgen.errors import DataError, SchemaError
+from reportgen.settings import MAX_ENCODED_LEVELS
 
 CLIP_LOW, CLIP_HIGH = -0.5, 1.5
 ONE_HOT = np.float32(1 / np.sqrt(2))
@@ -81,27 +88,33 @@ class NumericEncoding:
 
 @dataclass(frozen=True)
 class CategoricalEncoding:
-    """A categorical or boolean column: one-hot over the training levels, scaled by 1/sqrt(2)."""
+    """A categorical or boolean column: one-hot over the training levels, scaled by 1/sqrt(2).
+
+    ``pooled``: the column had more training levels than the cap; ``levels`` are the kept ones and
+    one more feature, "(other)", holds every other present value.
+    """
 
     column: str
     levels: tuple[str, ...]
     missing_level: bool
+    pooled: bool = False
 
     @property
     def feature_names(self) -> list[str]:
         names = [f"{self.column}={level}" for level in self.levels]
+        names += [f"{self.column}={OTHER_LABEL}"] if self.pooled else []
         return names + ([f"{self.column}={MISSING_LEVEL}"] if self.missing_level else [])
 
     def encode(self, values: pd.Series) -> np.ndarray:
-        """The (n, levels) one-hot block; unseen levels are all zeros."""
+        """The (n, width) one-hot block; unseen levels are all zeros, or "(other)" when pooled."""
         labels = category_labels(values)
         missing = labels.isna().to_numpy()
         codes = pd.Index(self.levels).get_indexer(labels.fillna(self.levels[0] if self.levels else ""))
-        if self.missing_level:
-            codes = np.where(missing, len(self.levels), codes)
-        else:
-            codes = np.where(missing, -1, codes)
-        width = len(self.levels) + self.missing_level
+        if self.pooled:
+            codes = np.where(codes < 0, len(self.levels), codes)
+        n_present = len(self.levels) + self.pooled
+        codes = np.where(missing, n_present if self.missing_level else -1, codes)
+        width = n_present + self.missing_level
         block = np.zeros((len(labels), width), np.float32)
         seen = np.flatnonzero(codes >= 0)
         block[seen, codes[seen]] = ONE_HOT
@@ -124,11 +137,13 @@ class DistanceSpace:
         kinds: Mapping[str, ColumnKind],
         *,
         others: Iterable[pd.DataFrame] = (),
+        max_levels: int = MAX_ENCODED_LEVELS,
     ) -> DistanceSpace:
         """Fit on the training ``frame``: the columns of ``kinds`` (in that order), id/text dropped.
 
         ``others`` (the holdout and synthetic frames) only decide which numeric columns get a
-        missing indicator; they never move the scaling or the levels.
+        missing indicator; they never move the scaling or the levels. A categorical column keeps at
+        most ``max_levels`` training levels and pools the rest (see the module docstring).
         """
         others = list(others)
         check_columns(frame, kinds, "training")
@@ -138,7 +153,7 @@ class DistanceSpace:
                 missing_elsewhere = any(column in o and bool(o[column].isna().any()) for o in others)
                 encodings.append(_fit_numeric(column, kind, frame[column], missing_elsewhere))
             elif kind in _CATEGORICAL_KINDS:
-                encodings.append(_fit_categorical(column, frame[column]))
+                encodings.append(_fit_categorical(column, frame[column], max_levels))
         return cls(tuple(encodings))
 
     @property
@@ -179,10 +194,22 @@ def _fit_numeric(
     return NumericEncoding(column, kind, float(low), scale, indicator)
 
 
-def _fit_categorical(column: str, values: pd.Series) -> CategoricalEncoding:
+def _fit_categorical(column: str, values: pd.Series, max_levels: int) -> CategoricalEncoding:
     labels = category_labels(values)
-    levels = tuple(sorted(str(v) for v in labels.dropna().unique()))
-    return CategoricalEncoding(column, levels, bool(labels.isna().any()))
+    levels, pooled = kept_levels(labels, max_levels)
+    return CategoricalEncoding(column, levels, bool(labels.isna().any()), pooled)
+
+
+def kept_levels(labels: pd.Series, max_levels: int) -> tuple[tuple[str, ...], bool]:
+    """The training levels a capped encoding keeps (sorted), and whether others were pooled.
+
+    Every level when there are at most ``max_levels``, else the ``max_levels`` most frequent ones
+    (ties in string order, as ``binning.levels_by_frequency`` orders them).
+    """
+    levels = [str(v) for v in labels.dropna().unique()]
+    if len(levels) <= max_levels:
+        return tuple(sorted(levels)), False
+    return tuple(sorted(levels_by_frequency(labels)[:max_levels])), True
 
 
 def column_numbers(values: pd.Series, kind: ColumnKind, column: str) -> np.ndarray:

@@ -5,9 +5,9 @@ import pytest
 import torch
 from sklearn.neighbors import NearestNeighbors
 
-import reportgen.neighbours as neighbours
+import reportgen.privacy.neighbours as neighbours
 from reportgen.errors import DataError, InvalidParameterError
-from reportgen.neighbours import brute_force_knn, knn
+from reportgen.privacy.neighbours import brute_force_knn, knn
 
 BACKENDS = ["numpy", "torch"]
 
