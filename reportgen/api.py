@@ -11,8 +11,9 @@ from typing import TypeAlias
 
 import pandas as pd
 
+from reportgen.alarms import by_severity, section_alarms
 from reportgen.comparison import compare, load_previous
-from reportgen.context import NEAR_UNIQUE, EvaluationContext
+from reportgen.context import ENTITY_SUFFIX, NEAR_UNIQUE, NO_COMPARED_COLUMNS, EvaluationContext
 from reportgen.data.relational import RelationalData, as_relational
 from reportgen.data.schema import Schema
 from reportgen.data.validation import (
@@ -37,6 +38,7 @@ from reportgen.render.document import output_format, write_report
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult
 from reportgen.seeding import derived_seed
 from reportgen.settings import N_MAX_PHIK, N_MAX_UTILITY, ReportColumns, ReportSettings
+from reportgen.verdict import verdicts
 
 DataInput: TypeAlias = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
 Progress = Callable[[str, float], None]
@@ -70,6 +72,7 @@ _VERSIONED = (
         "title": [NoneValue(), InstanceOf((str,), "a str")],
         "fail_under": [NoneValue(), InstanceOf((Mapping,), "a dict of bar name to number")],
         "previous": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
+        "allow_not_evaluated": [InstanceOf((bool,), "a bool")],
     }
 )
 def report(
@@ -93,6 +96,7 @@ def report(
     title: str | None = None,
     fail_under: Mapping[str, float] | None = None,
     previous: str | Path | None = None,
+    allow_not_evaluated: bool = False,
     progress: Progress | None = None,
 ) -> ReportResults:
     """Evaluate synthetic data against real data and write the report to ``path``.
@@ -109,6 +113,8 @@ def report(
     for one DataFrame), over any target in the schema; ``n_max_utility`` caps its models' rows.
     ``fail_under`` sets release bars on the headline scores (``{"privacy": 80, "similarity": 85}``,
     on top of ``reportgen.gates.DEFAULT_BARS``); ``results.gates.passed`` says whether all were met.
+    A bar whose number could not be computed fails too, with the reason, unless
+    ``allow_not_evaluated=True``.
     ``previous`` is the JSON of a previous release's report: every headline is compared with it
     and regressions are flagged (``results.comparison``).
     ``progress(stage, fraction)`` is called as the work advances.
@@ -133,7 +139,8 @@ def report(
     notify("Checking the data", 0.0)
     context = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
     results = evaluate(context, title=title or _default_title(context), notify=notify)
-    results.gates = evaluate_gates(results, bars)
+    results.gates = evaluate_gates(results, bars, allow_not_evaluated=allow_not_evaluated)
+    results.verdicts = verdicts(results)
     if before is not None:
         results.comparison = compare(results, before, str(previous))
     notify("Writing the report", 0.9)
@@ -222,7 +229,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
             computed[section.name] = SectionResult(
                 section=section.name, status="not_computed", reason=str(reason)
             )
-    return ReportResults(
+    results = ReportResults(
         run=RunInfo(
             title=title,
             reportgen_version=_version("reportgen"),
@@ -244,14 +251,24 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
         findings=context.findings + _not_measured_findings(computed),
         sections=computed,
     )
+    results.findings = by_severity(results.findings + section_alarms(results))
+    return results
 
 
 def _not_measured_findings(computed: Mapping[str, SectionResult]) -> list[Finding]:
-    """A warning per table (or view) that a section could not measure, with the section's reason."""
+    """A finding per table (or view) that a section could not measure, with the section's reason.
+
+    A warning, unless the reason is a fact of the schema (no column to compare) or the table is a
+    lookup table that the synthetic data copies whole (the privacy section lists those).
+    """
+    privacy = computed.get("privacy")
+    lookups = set(getattr(privacy, "copied_lookup_tables", None) or [])
     return [
         Finding(
-            severity="warning",
-            code="table_not_measured",
+            severity="info"
+            if reason == NO_COMPARED_COLUMNS or table.removesuffix(ENTITY_SUFFIX) in lookups
+            else "warning",
+            code=f"{name}_not_measured",
             table=table,
             message=f"Not measured by the {name.replace('_', ' ')} section: {reason}.",
         )

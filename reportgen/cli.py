@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reportgen.errors import InvalidParameterError, ReportgenError
+from reportgen.results import GateResult
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
 
@@ -84,6 +85,11 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME=VALUE",
         help="release bar on a headline score, repeatable (e.g. privacy=80 similarity=85); exit 3 if not met",
+    )
+    rep.add_argument(
+        "--allow-not-evaluated",
+        action="store_true",
+        help="a bar whose number could not be computed does not fail the release (default: it fails)",
     )
     rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
     rep.add_argument(
@@ -192,6 +198,7 @@ def _run_report(args: argparse.Namespace) -> int:
         args.out,
         fail_under=bars,
         previous=args.previous,
+        allow_not_evaluated=args.allow_not_evaluated,
         targets=_targets(args.target, list(train)),
         n_max_utility=args.n_max_utility,
         n_max_train=args.n_max_train,
@@ -206,11 +213,7 @@ def _run_report(args: argparse.Namespace) -> int:
     )
     _announce(Path(args.out))
     for gate in results.gates.failed:
-        print(
-            f"reportgen: release bar failed: {gate.name} is {gate.value:.1f}, below the bar of "
-            f"{gate.bar:g} ({gate.label})",
-            file=sys.stderr,
-        )
+        print(f"reportgen: {gate_message(gate)}", file=sys.stderr)
     if results.comparison is not None:
         for change in results.comparison.regressions:
             print(
@@ -292,6 +295,19 @@ def _run_demo(args: argparse.Namespace) -> int:
     run_demo(args.out, seed=args.seed, progress=_progress(args))
     _announce(Path(args.out))
     return EXIT_OK
+
+
+def gate_message(gate: GateResult) -> str:
+    """One failed or unevaluated bar in words, for the terminal and CI logs."""
+    if gate.status == "not_evaluated":
+        return (
+            f"release bar not evaluated: {gate.name} ({gate.label}): {gate.reason}. A bar that cannot "
+            "be evaluated fails the release; pass --allow-not-evaluated to accept that."
+        )
+    worse = "below" if gate.higher_is_better else "above"
+    return (
+        f"release bar failed: {gate.name} is {gate.value:.1f}, {worse} the bar of {gate.bar:g} ({gate.label})"
+    )
 
 
 def _announce(path: Path) -> None:

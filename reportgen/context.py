@@ -28,6 +28,7 @@ from reportgen.seeding import derived_rng, derived_seed
 from reportgen.settings import ReportSettings
 
 T = TypeVar("T")
+NO_COMPARED_COLUMNS = "no column to compare (only keys, identifiers or free text)"  # a fact, not an alarm
 ENTITY_SUFFIX = " (entity)"
 NEAR_UNIQUE = "near-unique values: treated as an identifier"
 

@@ -1,10 +1,11 @@
 """Release gates: bars the headline scores must reach, so a pipeline can stop a release.
 
-Each gate reads one headline number (``reportgen.headlines``; 0-100, higher is better) and passes
-when the number is at least its bar. A gate whose section was not computed (no holdout, no target,
-a plugin not installed) is reported as "not evaluated", which does not fail the release: the
-report says so, and a pipeline that needs the number can check ``GateResult.status``. One bar is
-always in force: a training table without synthetic data fails the release.
+Each gate reads one headline number (``reportgen.headlines``) and passes when the number is at
+least its bar (at most, for the measures in ``LOWER_IS_BETTER``). Gates fail closed: a bar whose
+number could not be computed (its section did not run, no table was large enough, no holdout)
+is "not evaluated" and fails the release with the reason, unless the user opts out
+(``report(allow_not_evaluated=True)``, ``--allow-not-evaluated``). One bar is always in force: a
+training table without synthetic data fails the release.
 
 Bars come from ``DEFAULT_BARS``, overridden by the user (``report(fail_under={...})``, a config
 file, or ``--fail-under name=value`` on the command line).
@@ -19,13 +20,27 @@ from reportgen.errors import InvalidParameterError
 from reportgen.headlines import headlines
 from reportgen.results import GateResult, GatesResult, ReportResults
 
-# headlines on 0-100 where higher is better (authenticity is not one: a perfect generator gets ~50)
-BAR_NAMES = ("similarity", "correlation", "cardinality", "privacy", "alpha_precision", "beta_recall")
+# headlines a bar may be set on (authenticity is not one: a perfect generator gets ~50)
+BAR_NAMES = (
+    "similarity",
+    "correlation",
+    "cardinality",
+    "privacy",
+    "exact_copies",
+    "alpha_precision",
+    "beta_recall",
+    "utility",
+)
+LOWER_IS_BETTER = frozenset({"exact_copies"})  # passes when the number is at most the bar
+SHARES = frozenset({"exact_copies"})  # bars on a share are given in percent, like the page shows them
 DEFAULT_BARS: dict[str, float] = {"privacy": 80.0}
 
 
 def bars_in_force(fail_under: Mapping[str, float] | None) -> dict[str, float]:
-    """The default bars with the user's on top; unknown names are refused with the known ones."""
+    """The default bars with the user's on top; unknown names are refused with the known ones.
+
+    Bars are on the scale page 1 shows: scores 0-100, shares in percent (``exact_copies=1`` is 1%).
+    """
     user = dict(fail_under or {})
     unknown = sorted(set(user) - set(BAR_NAMES))
     if unknown:
@@ -38,20 +53,73 @@ def bars_in_force(fail_under: Mapping[str, float] | None) -> dict[str, float]:
     return {**DEFAULT_BARS, **{name: float(bar) for name, bar in user.items()}}
 
 
-def evaluate_gates(results: ReportResults, bars: Mapping[str, float]) -> GatesResult:
-    """Compare each headline number with its bar."""
+def evaluate_gates(
+    results: ReportResults, bars: Mapping[str, float], *, allow_not_evaluated: bool = False
+) -> GatesResult:
+    """Compare each headline number with its bar; a missing number is "not evaluated", with why."""
     found = headlines(results)
     gates = []
     for name, bar in bars.items():
         headline = found.get(name)
-        label = headline.label if headline else name
-        value = headline.value if headline else None
+        value = None if headline is None else _on_bar_scale(name, headline.value)
+        higher = name not in LOWER_IS_BETTER
         status: Literal["pass", "fail", "not_evaluated"] = (
-            "not_evaluated" if value is None else "pass" if value >= bar else "fail"
+            "not_evaluated"
+            if value is None
+            else "pass"
+            if (value >= bar if higher else value <= bar)
+            else "fail"
         )
-        gates.append(GateResult(name=name, label=label, bar=bar, value=value, status=status))
+        gates.append(
+            GateResult(
+                name=name,
+                label=headline.label if headline else _LABELS.get(name, name),
+                bar=bar,
+                value=value,
+                status=status,
+                higher_is_better=higher,
+                reason=_why_missing(results, name) if headline is None else headline.caveat,
+            )
+        )
     gates += _completeness_gates(results)
-    return GatesResult(gates=gates)
+    return GatesResult(gates=gates, allow_not_evaluated=allow_not_evaluated)
+
+
+_SECTION_OF = {
+    "similarity": "similarity",
+    "correlation": "correlation",
+    "cardinality": "relational",
+    "privacy": "privacy",
+    "exact_copies": "privacy",
+    "alpha_precision": "alpha_beta",
+    "beta_recall": "alpha_beta",
+    "utility": "utility",
+}
+_LABELS = {
+    "cardinality": "Cardinality similarity",
+    "privacy": "Privacy score",
+    "alpha_precision": "\N{GREEK SMALL LETTER ALPHA}-precision",
+    "beta_recall": "\N{GREEK SMALL LETTER BETA}-recall",
+    "utility": "Utility (TSTR relative to real data)",
+}
+
+
+def _on_bar_scale(name: str, value: float | None) -> float | None:
+    return None if value is None else 100 * value if name in SHARES else value
+
+
+def _why_missing(results: ReportResults, name: str) -> str:
+    """Why a bar's number is missing, from its section's result."""
+    section = _SECTION_OF.get(name, name)
+    result = results.sections.get(section)
+    if result is None:
+        return f"the {section.replace('_', ' ')} section is not part of this run"
+    if result.status == "not_computed":
+        return f"the {section.replace('_', ' ')} section was not computed: {result.reason}"
+    skipped = getattr(result, "skipped", None) or {}
+    if skipped:
+        return "; ".join(f"{table}: {why}" for table, why in skipped.items())
+    return "the number could not be computed on this data"
 
 
 def _completeness_gates(results: ReportResults) -> list[GateResult]:

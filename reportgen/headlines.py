@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import BaseModel
+from scipy.integrate import trapezoid
 
 from reportgen.results import ReportResults
 
@@ -27,6 +29,9 @@ class Headline(BaseModel):
     unit: Literal["score", "share"]
     higher_is_better: bool
     meaning: str
+    caveat: str | None = None  # what the number does not cover (tables not measured), in words
+    closer_to_reference: bool = False  # True where neither direction is simply better (alpha/beta)
+    gap: str | None = None  # which way the number departs from its reference, in words
 
 
 def _section(results: ReportResults, name: str) -> Any | None:
@@ -85,16 +90,36 @@ def _relational(results: ReportResults) -> list[Headline]:
     ]
 
 
+def _not_measured(skipped: dict[str, str]) -> str | None:
+    """A caveat naming the tables (and views) a headline's section could not measure."""
+    return f"not measured in {', '.join(skipped)} (see the findings)" if skipped else None
+
+
 def _privacy(results: ReportResults) -> list[Headline]:
     r = _section(results, "privacy")
     if r is None:
         return []
+    found = [
+        Headline(
+            name="exact_copies",
+            label="Exact copies",
+            value=r.exact_copies,
+            reference=r.exact_copies_reference,
+            unit="share",
+            higher_is_better=False,
+            meaning="Share of synthetic rows identical to a real training row on every compared column.",
+        ),
+    ]
+    if r.privacy_score is None:
+        return found
     return [
         Headline(
             name="privacy",
             label="Privacy score",
             value=r.privacy_score,
+            reference=r.privacy_score_reference,
             spread=r.privacy_score_std,
+            caveat=_not_measured(r.skipped),
             unit="score",
             higher_is_better=True,
             meaning=(
@@ -110,14 +135,7 @@ def _privacy(results: ReportResults) -> list[Headline]:
             higher_is_better=False,
             meaning="Estimated share of real training rows the synthetic data sits unusually close to.",
         ),
-        Headline(
-            name="exact_copies",
-            label="Exact copies",
-            value=r.exact_copies,
-            unit="share",
-            higher_is_better=False,
-            meaning="Share of synthetic rows identical to a real training row on every compared column.",
-        ),
+        *found,
     ]
 
 
@@ -131,20 +149,20 @@ def _alpha_beta(results: ReportResults) -> list[Headline]:
             "alpha_precision",
             "\N{GREEK SMALL LETTER ALPHA}-precision",
             "ip_alpha",
-            "How many synthetic rows look like typical real rows.",
+            "Whether synthetic rows are spread over the real data's typical region as real rows are.",
         ),
         (
             "beta_recall",
             "\N{GREEK SMALL LETTER BETA}-recall",
             "ir_beta",
-            "How much of the variety of the real data is covered.",
+            "Whether the synthetic data covers the variety of the real data as a fresh sample would.",
         ),
         (
             "authenticity",
             "Authenticity",
             "authenticity",
-            "Share of synthetic rows that are not closer to a training row than real rows are to each other "
-            "(a perfect generator gets about 50).",
+            "Share of synthetic rows that are not closer to a training row than real rows are to each "
+            "other; a fresh real sample gets the reference (about 50), far below it means copying.",
         ),
     )
     found = []
@@ -159,24 +177,56 @@ def _alpha_beta(results: ReportResults) -> list[Headline]:
                 reference=None if holdout is None else 100 * getattr(holdout, attribute),
                 unit="score",
                 higher_is_better=True,
+                closer_to_reference=True,
+                gap=None if weakest is None else _curve_gap(name, weakest),
                 meaning=meaning,
             )
         )
     return found
 
 
+def _curve_gap(name: str, table: Any) -> str | None:
+    """Which side of its diagonal (or of the holdout's level) a sample-level number falls, in words."""
+    if name == "authenticity":
+        if table.holdout is None:
+            return None
+        fewer = table.synthetic.authenticity < table.holdout.authenticity
+        return (
+            "more synthetic rows sit next to a training row than fresh real rows do"
+            if fewer
+            else "fewer synthetic rows sit next to a training row than fresh real rows do"
+        )
+    curves = table.synthetic.curves
+    curve = curves.precision if name == "alpha_precision" else curves.recall
+    signed = float(trapezoid(np.asarray(curve) - np.asarray(curves.levels), curves.levels))
+    if abs(signed) < 0.01:
+        return None
+    if name == "alpha_precision":
+        return (
+            "synthetic rows crowd the typical core of the real data (too little variety)"
+            if signed > 0
+            else "synthetic rows fall outside the real data's typical region"
+        )
+    return (
+        "over-coverage: the synthetic data sits on more real rows than a fresh sample would (copying?)"
+        if signed > 0
+        else "under-coverage: part of the real data's variety is missing"
+    )
+
+
 def _utility(results: ReportResults) -> list[Headline]:
-    """TSTR and SRA of the first table with a target (more tables: see the utility section)."""
+    """TSTR (and relative to the real baseline) and SRA of the first table with a target."""
     r = _section(results, "utility")
     table = next((t for t in r.tables if t.tstr is not None), None) if r is not None else None
     if table is None:
         return []
+    baseline = table.real_baseline
     found = [
         Headline(
             name="tstr",
             label=f"TSTR ({table.metric}, 0-100)",
             value=100 * table.tstr,
-            reference=None if table.real_baseline is None else 100 * table.real_baseline,
+            reference=None if baseline is None else 100 * baseline,
             unit="score",
             higher_is_better=True,
             meaning=(
@@ -185,6 +235,22 @@ def _utility(results: ReportResults) -> list[Headline]:
             ),
         )
     ]
+    relative = utility_relative(table.tstr, baseline, table.metric)
+    if relative is not None:
+        found.append(
+            Headline(
+                name="utility",
+                label="Utility (TSTR relative to real data)",
+                value=relative,
+                reference=100.0,
+                unit="score",
+                higher_is_better=True,
+                meaning=(
+                    "How much of the real data's predictive power above chance the synthetic data keeps "
+                    "(100: all of it; 0: no better than chance)."
+                ),
+            )
+        )
     if table.sra is not None:
         found.append(
             Headline(
@@ -197,6 +263,23 @@ def _utility(results: ReportResults) -> list[Headline]:
             )
         )
     return found
+
+
+def chance_level(metric: str) -> float:
+    """The score of a model that knows nothing: AUROC 0.5, R² 0."""
+    return 0.5 if metric == "AUROC" else 0.0
+
+
+def utility_relative(tstr: float, baseline: float | None, metric: str) -> float | None:
+    """How much of the real baseline's margin over chance TSTR keeps, on 0-100.
+
+    ``100 * (TSTR - chance) / (baseline - chance)``, clipped to [0, 100]; None without a baseline
+    that beats chance.
+    """
+    chance = chance_level(metric)
+    if baseline is None or baseline <= chance:
+        return None
+    return float(min(100.0, max(0.0, 100 * (tstr - chance) / (baseline - chance))))
 
 
 READERS: list[Callable[[ReportResults], list[Headline]]] = [

@@ -63,20 +63,44 @@ class GateResult(BaseModel):
     bar: float
     value: float | None
     status: Literal["pass", "fail", "not_evaluated"]
+    higher_is_better: bool = True
+    reason: str | None = Field(default=None, description="Why the bar could not be evaluated, or a caveat.")
 
 
 class GatesResult(BaseModel):
-    """Every bar in force; ``passed`` is False when any evaluated bar failed."""
+    """Every bar in force, failing closed.
+
+    A bar that could not be evaluated fails the release unless ``allow_not_evaluated`` was set
+    (``report(allow_not_evaluated=True)``, ``--allow-not-evaluated``).
+    """
 
     gates: list[GateResult] = Field(default_factory=list)
+    allow_not_evaluated: bool = False
 
     @property
     def passed(self) -> bool:
-        return all(g.status != "fail" for g in self.gates)
+        return not self.failed
 
     @property
     def failed(self) -> list[GateResult]:
-        return [g for g in self.gates if g.status == "fail"]
+        """The bars that stop the release: failed ones, and unevaluated ones unless allowed."""
+        return [
+            g
+            for g in self.gates
+            if g.status == "fail" or (g.status == "not_evaluated" and not self.allow_not_evaluated)
+        ]
+
+    @property
+    def not_evaluated(self) -> list[GateResult]:
+        return [g for g in self.gates if g.status == "not_evaluated"]
+
+
+class ConcernVerdict(BaseModel):
+    """The verdict on one concern of page 1 (``reportgen.verdict``) and the sentence that explains it."""
+
+    concern: Literal["privacy", "fidelity", "utility"]
+    status: Literal["pass", "concern", "fail", "not_evaluated"]
+    why: str
 
 
 class HeadlineChange(BaseModel):
@@ -110,6 +134,7 @@ class ReportResults(BaseModel):
 
     run: RunInfo
     gates: GatesResult = Field(default_factory=lambda: GatesResult())
+    verdicts: list[ConcernVerdict] = Field(default_factory=list, description="Page 1's verdict per concern.")
     comparison: Comparison | None = None
     findings: list[Finding] = Field(default_factory=list)
     sections: dict[str, SerializeAsAny[SectionResult]] = Field(default_factory=dict)

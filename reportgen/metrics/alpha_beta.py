@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reportgen.context import DistanceView, EvaluationContext
+from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.privacy.alpha_beta import (
     K_RECALL,
@@ -174,7 +174,7 @@ def support_radius(real: RealReference, alpha: float) -> float:
 def skip_reason(view: DistanceView) -> str | None:
     """Why a view cannot be measured, or None when it can."""
     if view.space.n_features == 0:
-        return "no column to compare (only keys, identifiers or free text)"
+        return NO_COMPARED_COLUMNS
     n_train, n_synth = len(view.rows.train), len(view.rows.synth)
     if n_train < MIN_TRAINING_ROWS or n_synth < MIN_GENERATED_ROWS:
         return (

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from reportgen.context import DistanceView, EvaluationContext
+from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext
 from reportgen.data.validation import SYNTH, TRAIN
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.params import Interval, NoneValue, validate_params
@@ -45,7 +45,10 @@ class TablePrivacy(BaseModel):
     columns: list[str] = Field(description="Columns of the distance space.")
     rows: dict[str, int] = Field(description="Rows per role used (after the n_max caps).")
     distances: NearestNeighbourDistances
-    proximity: PrivacyStats
+    proximity: PrivacyStats | None = Field(
+        default=None, description="The proximity ratios; None when the table is too small for them."
+    )
+    proximity_reason: str | None = Field(default=None, description="Why the proximity ratios are absent.")
     max_similarity: MaxSimilarityStats | None = None
 
 
@@ -53,32 +56,84 @@ class PrivacyResult(SectionResult):
     """Privacy statistics of every table and entity view, and the weakest of them."""
 
     tables: list[TablePrivacy]
-    privacy_score: float = Field(ge=0, le=100, description="Lowest privacy score of any table or view.")
-    privacy_score_std: float = Field(ge=0, description="Its standard deviation over repeats.")
-    risk: float = Field(ge=0, le=1, description="Highest share of training rows at risk.")
+    privacy_score: float | None = Field(
+        default=None,
+        ge=0,
+        le=100,
+        description="Lowest privacy score of any table or view (None: none had one).",
+    )
+    privacy_score_reference: float | None = Field(
+        default=None, ge=0, le=100, description="The weakest table's score with holdout rows as 'synthetic'."
+    )
+    privacy_score_std: float | None = Field(
+        default=None, ge=0, description="Its standard deviation over repeats."
+    )
+    risk: float | None = Field(
+        default=None, ge=0, le=1, description="Highest share of training rows at risk."
+    )
     exact_copies: float = Field(ge=0, le=1, description="Highest share of synthetic rows copied exactly.")
-    weakest_table: str
+    exact_copies_reference: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="The holdout's share of rows equal to a training row, same table.",
+    )
+    weakest_table: str | None = None
+    copied_lookup_tables: list[str] = Field(
+        default_factory=list,
+        description="Lookup tables the synthetic data copies whole: shown, not in the exact-copies headline.",
+    )
     skipped: dict[str, str] = Field(default_factory=dict, description="Tables not measured, and why.")
 
 
 def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
-    """The privacy section of the report."""
+    """The privacy section of the report.
+
+    Tables too small for the proximity ratios still get the 1-NN distances and exact copies (a
+    copy of a 60-row table shows); they are listed under ``skipped`` for the ratios.
+    """
     tables = {name: _view_privacy(ctx, name, view) for name, view in ctx.distance_views().items()}
     measured = [t for t in tables.values() if isinstance(t, TablePrivacy)]
     skipped = {name: reason for name, reason in tables.items() if isinstance(reason, str)}
+    skipped |= {t.table: t.proximity_reason for t in measured if t.proximity_reason is not None}
     if not measured:
         raise MetricNotComputed("; ".join(f"{name}: {reason}" for name, reason in skipped.items()))
-    weakest = min(measured, key=lambda t: (t.proximity.privacy_score, t.table))
+    scored = {t.table: t.proximity for t in measured if t.proximity is not None}
+    weakest = min(scored, key=lambda name: (scored[name].privacy_score, name), default=None)
+    lookups = _copied_lookup_tables(ctx, measured)
+    counted = [t for t in measured if t.table not in lookups] or measured
+    most_copied = max(counted, key=lambda t: (t.distances.exact_copies, t.table))
     return PrivacyResult(
         section="privacy",
         tables=measured,
-        privacy_score=weakest.proximity.privacy_score,
-        privacy_score_std=weakest.proximity.privacy_score_std,
-        risk=max(t.proximity.risk for t in measured),
-        exact_copies=max(t.distances.exact_copies for t in measured),
-        weakest_table=weakest.table,
+        privacy_score=None if weakest is None else scored[weakest].privacy_score,
+        privacy_score_std=None if weakest is None else scored[weakest].privacy_score_std,
+        privacy_score_reference=None if weakest is None else scored[weakest].reference_score,
+        risk=max((p.risk for p in scored.values()), default=None),
+        exact_copies=most_copied.distances.exact_copies,
+        exact_copies_reference=most_copied.distances.exact_copies_holdout,
+        weakest_table=weakest,
+        copied_lookup_tables=lookups,
         skipped=skipped,
     )
+
+
+def _copied_lookup_tables(ctx: EvaluationContext, measured: list[TablePrivacy]) -> list[str]:
+    """Lookup tables that the synthetic data copies whole.
+
+    Tables that only other tables refer to (no parent of their own) and whose synthetic rows are all
+    copies of training rows: lists (genres, currencies) that generators pass through. Single-table
+    data has none: a copied table there is a leak.
+    """
+    schema = ctx.train.schema
+    return [
+        t.table
+        for t in measured
+        if t.view == "table"
+        and t.distances.exact_copies == 1.0
+        and schema.children(t.table)
+        and not schema.parents(t.table)
+    ]
 
 
 @validate_params(
@@ -127,7 +182,8 @@ def compute_privacy_stats(
     ctx = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
     stats = {}
     for name, view in ctx.distance_views().items():
-        if isinstance(measured := _view_privacy(ctx, name, view, with_max_similarity=False), TablePrivacy):
+        measured = _view_privacy(ctx, name, view, with_max_similarity=False)
+        if isinstance(measured, TablePrivacy) and measured.proximity is not None:
             stats[name] = measured.proximity
     return stats
 
@@ -137,13 +193,10 @@ def _view_privacy(
 ) -> TablePrivacy | str:
     """The privacy statistics of one table or entity view, or why it cannot be measured."""
     if view.space.n_features == 0:
-        return "no column to compare (only keys, identifiers or free text)"
+        return NO_COMPARED_COLUMNS
     n_train, n_synth = len(view.rows.train), len(view.rows.synth)
-    if min(n_train // 2, n_synth) < MIN_HALF:
-        return (
-            f"too few rows ({n_train:,} training, {n_synth:,} synthetic; the proximity ratios "
-            f"need at least {2 * MIN_HALF} training and {MIN_HALF} synthetic rows)"
-        )
+    if n_train < 2 or n_synth < 1:
+        return f"too few rows ({n_train:,} training, {n_synth:,} synthetic) for any distance"
     return _privacy(ctx, name, view, with_max_similarity)
 
 
@@ -158,15 +211,23 @@ def _privacy(
 ) -> TablePrivacy:
     settings = ctx.settings
     rows = view.rows
-    ctx.progress(f"{name}: proximity ratios, {settings.privacy_repeats} repeats")
-    proximity = proximity_stats(
-        rows,
-        ctx.rng(f"privacy:{name}"),
-        holdout_rng=ctx.rng(f"privacy-holdout:{name}"),
-        q=settings.privacy_q,
-        risk_confidence=settings.risk_confidence,
-        n_repeats=settings.privacy_repeats,
-    )
+    proximity, reason = None, None
+    if min(len(rows.train) // 2, len(rows.synth)) < MIN_HALF:
+        reason = (
+            f"too few rows for the proximity ratios ({len(rows.train):,} training, {len(rows.synth):,} "
+            f"synthetic; they need at least {2 * MIN_HALF} and {MIN_HALF}); exact copies and distances "
+            "are shown"
+        )
+    else:
+        ctx.progress(f"{name}: proximity ratios, {settings.privacy_repeats} repeats")
+        proximity = proximity_stats(
+            rows,
+            ctx.rng(f"privacy:{name}"),
+            holdout_rng=ctx.rng(f"privacy-holdout:{name}"),
+            q=settings.privacy_q,
+            risk_confidence=settings.risk_confidence,
+            n_repeats=settings.privacy_repeats,
+        )
     max_similarity = None
     if with_max_similarity:
         ctx.progress(f"{name}: maximum similarity")
@@ -185,5 +246,6 @@ def _privacy(
         | ({} if rows.test is None else {"holdout": len(rows.test)}),
         distances=_distances(ctx, name, view),
         proximity=proximity,
+        proximity_reason=reason,
         max_similarity=max_similarity,
     )

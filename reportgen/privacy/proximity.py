@@ -16,6 +16,9 @@ Choices where METRICS.md is silent, stated in the report's methodology:
 - Proximity ratios: each repeat uses halves of ``h = min(|T| // 2, |S|)`` rows. The holdout ratio
   ``d(x, S') / d(x, R1)`` uses ``R1`` (``h`` rows) as the real set, so that its denominator, like
   TSPR's, is a distance to a set of ``h`` real rows (distances shrink as a set grows).
+- The reference of the privacy score is the same score with ``h`` holdout rows in place of ``S'``
+  in every repeat (same ``R1``, same threshold): what a generator that produced fresh real rows
+  gets. It needs at least ``h`` holdout rows.
 - The 95% interval of the privacy score is ``mean ± 1.96 x std`` over the repeats, clipped to
   [0, 100]: the range one evaluation of these sizes may land in, not the (much narrower) error of
   the mean over repeats, which ignores that the data themselves are a sample.
@@ -79,6 +82,12 @@ class PrivacyStats(BaseModel):
         ge=0, le=1, description="Share of R1 rows with a duplicate in R1 (their ratios use eps)."
     )
     scores: list[float] = Field(description="The score of each repeat.")
+    reference_score: float | None = Field(
+        default=None,
+        ge=0,
+        le=100,
+        description="The same score with holdout rows in place of S' (what a perfect generator gets; mean).",
+    )
     histogram: Histogram = Field(description="TSPR, TTPR (and holdout ratio) pooled over repeats.")
 
 
@@ -209,6 +218,9 @@ def proximity_stats(
         half_size=half,
         duplicated_training_rows=float(np.mean([r.duplicated for r in repeats])),
         scores=scores.tolist(),
+        reference_score=None
+        if repeats[0].reference is None
+        else float(np.mean([r.reference for r in repeats])),
         histogram=_histogram(ratios, upper=max(2.0, float(np.quantile(ratios["ttpr"], 0.99)))),
     )
 
@@ -222,6 +234,7 @@ class _Repeat:
     tau: float
     duplicated: float
     ratios: dict[str, np.ndarray]
+    reference: float | None = None
 
 
 def _one_repeat(
@@ -246,11 +259,15 @@ def _one_repeat(
     if risk_confidence is not None:
         n_risk = max(0.0, n_risk - risk_confidence * np.sqrt(n_risk))
     ratios = {"tspr": tspr, "ttpr": ttpr}
+    reference = None
     if rows.test is not None and holdout_rng is not None:
         holdout = _subsample(rows.test, half, holdout_rng)
         ratios["holdout"] = _ratio(
             knn(holdout, s_prime)[0][:, 0], knn(holdout, r1)[0][:, 0].astype(np.float64)
         )
+        if len(holdout) == half:  # the holdout in place of S', at the same size
+            p_h = float((_ratio(knn(r1, holdout)[0][:, 0], d_in) <= tau).mean())
+            reference = 100.0 if p_h == 0 else 100.0 * min(1.0, p_t / p_h)
     return _Repeat(
         score=score,
         risk=max(0.0, n_risk / half - p_t),
@@ -259,6 +276,7 @@ def _one_repeat(
         tau=tau,
         duplicated=float((d_in == 0).mean()),
         ratios=ratios,
+        reference=reference,
     )
 
 

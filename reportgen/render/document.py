@@ -47,6 +47,7 @@ def render_html(results: ReportResults) -> str:
     return env.get_template("report.html.j2").render(
         run=results.run,
         gates=results.gates,
+        verdicts=results.verdicts,
         comparison=results.comparison,
         headlines=headlines(results),
         overview=results.computed("overview"),

@@ -27,30 +27,55 @@ CURVES = {
 
 
 def privacy_figure(table: TablePrivacy) -> Figure:
-    """Three panels: 1-NN distances, proximity ratios with the threshold, maximum Gower similarity."""
-    panels = 3 if table.max_similarity is not None else 2
+    """Up to three panels: 1-NN distances, proximity ratios with the threshold, maximum Gower similarity.
+
+    A table too small for the proximity ratios has no ratio panel.
+    """
+    panels = [
+        draw
+        for draw, present in (
+            (_distance_panel, True),
+            (_ratio_panel, table.proximity is not None),
+            (_similarity_panel, table.max_similarity is not None),
+        )
+        if present
+    ]
     fig = new_figure(7.0, 2.3)
-    axes = fig.subplots(1, panels)
+    axes: list[Axes] = list(fig.subplots(1, 3, squeeze=False)[0]) if len(panels) > 1 else [fig.subplots()]
+    for draw, ax in zip(panels, axes, strict=False):
+        draw(ax, table)
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    for ax in axes:
+        no_mathtext(ax)
+    return fig
+
+
+def _distance_panel(ax: Axes, table: TablePrivacy) -> None:
     nn = table.distances.histogram
-    _curves(axes[0], nn.edges, nn.counts, "distance to nearest neighbour")
-    axes[0].set_title(f"1-NN distances ({table.distances.n_rows:,} rows each)", fontsize=7, loc="left")
+    _curves(ax, nn.edges, nn.counts, "distance to nearest neighbour")
+    ax.set_title(f"1-NN distances ({table.distances.n_rows:,} rows each)", fontsize=7, loc="left")
+
+
+def _ratio_panel(ax: Axes, table: TablePrivacy) -> None:
+    assert table.proximity is not None
     ratios = table.proximity.histogram
-    axes[1].axvline(
+    ax.axvline(
         table.proximity.threshold,
         color="#1d2530",
         linewidth=0.8,
         linestyle="--",
         label=f"threshold τ = {table.proximity.threshold:.2f}",
     )
-    _curves(axes[1], ratios.edges, ratios.counts, "proximity ratio (last bin: all above)")
-    axes[1].set_title("Proximity ratios (all repeats)", fontsize=7, loc="left")
-    if table.max_similarity is not None:
-        ms = table.max_similarity
-        _curves(axes[2], ms.histogram.edges, ms.histogram.counts, "maximum Gower similarity")
-        axes[2].set_title(f"Maximum similarity ({ms.n:,} rows each)", fontsize=7, loc="left")
-    for ax in axes:
-        no_mathtext(ax)
-    return fig
+    _curves(ax, ratios.edges, ratios.counts, "proximity ratio (last bin: all above)")
+    ax.set_title("Proximity ratios (all repeats)", fontsize=7, loc="left")
+
+
+def _similarity_panel(ax: Axes, table: TablePrivacy) -> None:
+    assert table.max_similarity is not None
+    ms = table.max_similarity
+    _curves(ax, ms.histogram.edges, ms.histogram.counts, "maximum Gower similarity")
+    ax.set_title(f"Maximum similarity ({ms.n:,} rows each)", fontsize=7, loc="left")
 
 
 def _curves(ax: Axes, edges: Sequence[float], counts: dict[str, list[int]], xlabel: str) -> None:

@@ -10,6 +10,7 @@ import pytest
 import reportgen as rg
 from reportgen import ForeignKey, PrimaryKey, RelationalData, Schema, SplitWarning, Table
 from reportgen.cli import main
+from reportgen.data.io import read_schema, write_folder
 from reportgen.data.links import link
 from reportgen.data.validation import TRAIN, key_findings
 
@@ -251,7 +252,7 @@ def test_composite_keys_round_trip_through_schema_files(tmp_path):
     }
     path = tmp_path / "metadata.json"
     path.write_text(json.dumps(neutral))
-    read = rg.data.io.read_schema(path)
+    read = read_schema(path)
     assert [str(r) for r in read.relations] == ["players.(y, t) -> teams.(year, team)"]
 
 
@@ -267,8 +268,8 @@ def test_a_missing_synthetic_table_is_a_failed_bar_in_a_written_report(tmp_path)
     results = rg.report(train, None, synth, tmp_path / "r.pdf", seed=0)
     assert (tmp_path / "r.pdf").exists()
     assert not results.gates.passed
-    failed = results.gates.failed[0]
-    assert failed.name == "synthetic_tables" and "players" in failed.label
+    failed = next(g for g in results.gates.failed if g.name == "synthetic_tables")
+    assert "players" in failed.label
     assert [(f.severity, f.table) for f in results.findings if f.code == "synthetic_table_missing"] == [
         ("error", "players")
     ]
@@ -278,8 +279,8 @@ def test_a_missing_synthetic_table_is_a_failed_bar_in_a_written_report(tmp_path)
 def test_the_command_line_exits_3_naming_a_missing_synthetic_table(tmp_path, capsys):
     train = seasons(0)
     real, fake = tmp_path / "real", tmp_path / "synth"
-    rg.data.io.write_folder(train, real)
-    rg.data.io.write_folder(train.restricted(["leagues", "teams"]), fake)
+    write_folder(train, real)
+    write_folder(train.restricted(["leagues", "teams"]), fake)
     code = main(
         ["report", "--train", str(real), "--synth", str(fake), "--out", str(tmp_path / "r.html"), "--quiet"]
     )

@@ -1,0 +1,161 @@
+"""One verdict per concern (privacy, fidelity, utility) for page 1, in plain words.
+
+Each concern gets **fail** when one of its release bars failed or could not be evaluated (gates
+fail closed), **concern** when no bar failed but an alarm was raised (a finding of the concern,
+or a headline clearly worse than its reference), **pass** when its numbers are at their bars and
+near their references, and **not evaluated** when nothing of it could be measured. The sentence
+says why, naming the number or the finding that decided.
+
+"Clearly worse than the reference": a score more than ``SCORE_MARGIN`` points below its reference
+(or, for the measures where closer to the reference is better, that far from it on either side);
+a share (exact copies, rows at risk) above both twice its reference and its reference plus
+``SHARE_MARGIN``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from reportgen.gates import SHARES
+from reportgen.headlines import Headline, headlines
+from reportgen.results import ConcernVerdict, Finding, GateResult, ReportResults
+
+Concern = Literal["privacy", "fidelity", "utility"]
+CONCERNS: tuple[Concern, ...] = ("privacy", "fidelity", "utility")
+SCORE_MARGIN = 10.0
+SHARE_MARGIN = 0.01
+
+CONCERN_OF: dict[str, Concern] = {
+    "similarity": "fidelity",
+    "correlation": "fidelity",
+    "cardinality": "fidelity",
+    "association": "fidelity",
+    "detection": "fidelity",
+    "alpha_precision": "fidelity",
+    "beta_recall": "fidelity",
+    "privacy": "privacy",
+    "risk": "privacy",
+    "exact_copies": "privacy",
+    "authenticity": "privacy",
+    "mia_auc": "privacy",
+    "mia_tpr_at_1pct_fpr": "privacy",
+    "epsilon_lower": "privacy",
+    "singling_out": "privacy",
+    "linkability": "privacy",
+    "inference": "privacy",
+    "tstr": "utility",
+    "utility": "utility",
+    "sra": "utility",
+    "synthetic_tables": "fidelity",
+}
+FINDING_CONCERN: dict[str, Concern] = {
+    "exact_copies_above_reference": "privacy",
+    "holdout_overlaps_training": "privacy",
+    "privacy_not_measured": "privacy",
+    "tstr_at_chance": "utility",
+    "utility_not_measured": "utility",
+    "alpha_beta_not_measured": "fidelity",
+    "synthetic_table_missing": "fidelity",
+    "synthetic_orphans": "fidelity",
+    "synthetic_duplicate_primary_keys": "fidelity",
+    "synthetic_missing_primary_keys": "fidelity",
+}
+
+
+def verdicts(results: ReportResults) -> list[ConcernVerdict]:
+    """The verdict of every concern, in page order."""
+    found = headlines(results)
+    return [_verdict(concern, results, found) for concern in CONCERNS]
+
+
+def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline]) -> ConcernVerdict:
+    mine = [h for name, h in found.items() if CONCERN_OF.get(name) == concern]
+    stopping = [g for g in results.gates.failed if CONCERN_OF.get(g.name) == concern]
+    if stopping:
+        return ConcernVerdict(concern=concern, status="fail", why=_gate_sentence(stopping[0]))
+    alarms = [f for f in _alarms(results.findings) if FINDING_CONCERN.get(f.code) == concern]
+    worse = [h for h in mine if _clearly_worse(h)]
+    if alarms:
+        return ConcernVerdict(concern=concern, status="concern", why=_finding_sentence(alarms[0]))
+    if worse:
+        return ConcernVerdict(concern=concern, status="concern", why=_headline_sentence(worse[0]))
+    if not mine:
+        return ConcernVerdict(
+            concern=concern, status="not_evaluated", why=_nothing_measured(concern, results)
+        )
+    bars = [g for g in results.gates.gates if CONCERN_OF.get(g.name) == concern and g.status == "pass"]
+    met = f"meets its bar{'s' if len(bars) > 1 else ''} and " if bars else ""
+    return ConcernVerdict(
+        concern=concern,
+        status="pass",
+        why=f"{concern.capitalize()} {met}{_near(mine)}.",
+    )
+
+
+def _alarms(findings: Iterable[Finding]) -> list[Finding]:
+    order = {"error": 0, "warning": 1, "info": 2}
+    return sorted((f for f in findings if f.severity != "info"), key=lambda f: order[f.severity])
+
+
+def _clearly_worse(h: Headline) -> bool:
+    if h.reference is None:
+        return False
+    if h.unit == "share":
+        return h.value > max(2 * h.reference, h.reference + SHARE_MARGIN)
+    if h.closer_to_reference and h.name != "authenticity":
+        return abs(h.value - h.reference) > SCORE_MARGIN
+    if h.name == "authenticity":  # above the reference is not a privacy risk (fidelity shows it)
+        return h.reference - h.value > SCORE_MARGIN
+    return (h.reference - h.value if h.higher_is_better else h.value - h.reference) > SCORE_MARGIN
+
+
+def _gate_sentence(gate: GateResult) -> str:
+    if gate.status == "not_evaluated":
+        return (
+            f"{gate.label} could not be evaluated ({gate.reason}), and a bar that cannot be evaluated fails."
+        )
+    worse = "below" if gate.higher_is_better else "above"
+    value, bar = _number(gate.value, gate.name), _number(gate.bar, gate.name)
+    return f"{gate.label} is {value}, {worse} the bar of {bar}."
+
+
+def _finding_sentence(finding: Finding) -> str:
+    where = f" (table {finding.table})" if finding.table else ""
+    return f"{finding.message.rstrip('.')}{where}."
+
+
+def _headline_sentence(h: Headline) -> str:
+    value, reference = _shown(h.value, h), _shown(h.reference, h)
+    if h.closer_to_reference:
+        return f"{h.label} is {value} against {reference} for real data{': ' + h.gap if h.gap else ''}."
+    return f"{h.label} is {value}, clearly worse than the {reference} that real data reaches."
+
+
+def _near(mine: list[Headline]) -> str:
+    with_reference = [h for h in mine if h.reference is not None]
+    if not with_reference:
+        return "has no reference to compare with (no holdout data was given)"
+    n = len(with_reference)
+    return f"its {n} measure{'s' if n > 1 else ''} with a reference {'are' if n > 1 else 'is'} near it"
+
+
+def _nothing_measured(concern: Concern, results: ReportResults) -> str:
+    if concern == "utility":
+        return "No target column was given, so no model was trained (set one with targets= or --target)."
+    reasons = [
+        r.reason for r in results.sections.values() if r.status == "not_computed" and r.reason is not None
+    ]
+    return f"Nothing could be measured{': ' + reasons[0] if reasons else ''}."
+
+
+def _shown(value: float | None, h: Headline) -> str:
+    if value is None:
+        return "—"
+    return f"{100 * value:.1f}%" if h.unit == "share" else f"{value:.1f}"
+
+
+def _number(value: float | None, name: str) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1f}%" if name in SHARES else f"{value:.1f}"

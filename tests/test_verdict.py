@@ -1,0 +1,100 @@
+"""Page 1's verdicts are earned: bars fail closed, and each concern reacts to its own planted defect."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reportgen as rg
+from reportgen.cli import main
+
+
+def population(n: int, seed: int) -> pd.DataFrame:
+    """A table with strong dependence: y follows x, the label follows both."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    y = 2 * x + rng.normal(0, 0.5, n)
+    label = np.where(x + 0.5 * y + rng.normal(0, 0.5, n) > 0, "yes", "no")
+    return pd.DataFrame(
+        {"x": x.round(3), "y": y.round(3), "group": rng.choice(["a", "b", "c"], n), "label": label}
+    )
+
+
+@pytest.fixture(scope="module")
+def real():
+    return population(800, 1), population(800, 2)
+
+
+def verdicts(results) -> dict[str, str]:
+    return {v.concern: v.status for v in results.verdicts}
+
+
+def run(tmp_path, train, test, synth, **kwargs):
+    return rg.report(train, test, synth, tmp_path / "r.html", targets={"table": "label"}, seed=0, **kwargs)
+
+
+def test_a_fresh_sample_passes_every_concern(real, tmp_path):
+    train, test = real
+    results = run(tmp_path, train, test, population(800, 3))
+    assert verdicts(results) == {"privacy": "pass", "fidelity": "pass", "utility": "pass"}
+    assert results.gates.passed
+
+
+def test_copied_rows_fail_privacy_only(real, tmp_path):
+    train, test = real
+    copied = pd.concat([train.iloc[:400], population(400, 4)], ignore_index=True)
+    results = run(tmp_path, train, test, copied)
+    found = verdicts(results)
+    assert found["privacy"] == "fail" and found["utility"] == "pass"
+    assert "exact_copies_above_reference" in {f.code for f in results.findings}
+
+
+def test_an_inverted_label_is_a_utility_concern_with_an_alarm(real, tmp_path):
+    train, test = real
+    synth = population(800, 5)
+    synth["label"] = synth["label"].map({"yes": "no", "no": "yes"})
+    results = run(tmp_path, train, test, synth)
+    assert verdicts(results)["utility"] == "concern"
+    assert [f.code for f in results.findings if f.table == "table" and f.code == "tstr_at_chance"] == [
+        "tstr_at_chance"
+    ]
+    assert results.findings[0].severity in ("error", "warning")  # alarms come first
+
+
+def test_a_utility_bar_without_a_target_fails_closed_unless_allowed(real, tmp_path):
+    train, test = real
+    synth = population(800, 3)
+    closed = rg.report(train, test, synth, tmp_path / "a.html", fail_under={"utility": 50}, seed=0)
+    gate = next(g for g in closed.gates.gates if g.name == "utility")
+    assert gate.status == "not_evaluated" and not closed.gates.passed
+    assert "utility section" in gate.reason
+    assert verdicts(closed)["utility"] == "fail"
+    allowed = rg.report(
+        train, test, synth, tmp_path / "b.html", fail_under={"utility": 50}, allow_not_evaluated=True, seed=0
+    )
+    assert allowed.gates.passed and verdicts(allowed)["utility"] == "not_evaluated"
+
+
+def test_a_copy_of_a_60_row_table_is_caught_and_its_privacy_bar_fails_closed(tmp_path, capsys):
+    train = population(60, 7)
+    path = tmp_path / "train.csv"
+    train.to_csv(path, index=False)
+    code = main(
+        ["report", "--train", str(path), "--synth", str(path), "--out", str(tmp_path / "r.html"), "--quiet"]
+    )
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "release bar not evaluated: privacy" in err and "too few rows for the proximity ratios" in err
+    results = rg.ReportResults.load(tmp_path / "r.json")
+    assert results.sections["privacy"].exact_copies == 1.0
+    assert "exact_copies_above_reference" in {f.code for f in results.findings}
+    assert verdicts(results)["privacy"] == "fail"
+    html = (tmp_path / "r.html").read_text()
+    assert "could not be evaluated" in html and "Does not pass" in html
+
+
+def test_an_exact_copies_bar_is_a_lower_is_better_percentage(real, tmp_path):
+    train, test = real
+    copied = pd.concat([train.iloc[:40], population(760, 8)], ignore_index=True)
+    results = run(tmp_path, train, test, copied, fail_under={"exact_copies": 1})
+    gate = next(g for g in results.gates.gates if g.name == "exact_copies")
+    assert (gate.status, gate.higher_is_better, round(gate.value, 1)) == ("fail", False, 5.0)
