@@ -31,8 +31,10 @@ Choices, stated in the report:
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -42,6 +44,7 @@ from joblib import Parallel, cpu_count, delayed
 from pydantic import BaseModel, Field
 from scipy.stats import rankdata
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC, LinearSVR
 from threadpoolctl import threadpool_limits
 
 from reportgen.context import EvaluationContext
@@ -385,12 +388,26 @@ def _fit_all(
     return outcomes
 
 
+# liblinear (LinearSVC, LinearSVR) draws from one process-wide random generator that every fit
+# re-seeds: two such fits in concurrent threads interleave their draws and change each other's
+# result. They take turns, so that a rerun gives bit-identical numbers.
+_PROCESS_RNG = threading.Lock()
+_PROCESS_RNG_MODELS = (LinearSVC, LinearSVR)
+
+
+def _one_at_a_time(model: Any) -> AbstractContextManager[Any]:
+    """A lock for models whose library keeps process-wide random state; no lock for the others."""
+    inner = getattr(model, "regressor", model)  # regressors are wrapped to scale their target
+    return _PROCESS_RNG if isinstance(inner, _PROCESS_RNG_MODELS) else nullcontext()
+
+
 def _fit_and_score(
     family: Family, task: Task, seed: int, x_fit: np.ndarray, y_fit: np.ndarray, x: np.ndarray, y: np.ndarray
 ) -> _Outcome:
     model = family.make(task, seed)
     try:
-        model.fit(x_fit, y_fit)
+        with _one_at_a_time(model):
+            model.fit(x_fit, y_fit)
         value = utility_models.score(model, x, y, task)
     except UndefinedScore as undefined:
         return None, str(undefined)
