@@ -19,7 +19,16 @@ from reportgen.headlines import headlines
 from reportgen.results import GateResult, GatesResult, ReportResults
 
 # headlines on 0-100 where higher is better (authenticity is not one: a perfect generator gets ~50)
-BAR_NAMES = ("similarity", "correlation", "cardinality", "privacy", "alpha_precision", "beta_recall")
+BAR_NAMES = (
+    "similarity",
+    "correlation",
+    "association",
+    "detection",
+    "cardinality",
+    "privacy",
+    "alpha_precision",
+    "beta_recall",
+)
 DEFAULT_BARS: dict[str, float] = {"privacy": 80.0}
 
 
