@@ -37,7 +37,7 @@ from reportgen.provenance import fingerprints
 from reportgen.render.document import output_format, write_report
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult
 from reportgen.seeding import derived_seed
-from reportgen.settings import N_MAX_PHIK, N_MAX_UTILITY, ReportColumns, ReportSettings
+from reportgen.settings import N_MAX_DETECTION, N_MAX_PHIK, N_MAX_UTILITY, ReportColumns, ReportSettings
 from reportgen.verdict import verdicts
 
 DataInput: TypeAlias = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
@@ -63,6 +63,7 @@ _VERSIONED = (
         "n_max_synth": [Interval(int, 1, None)],
         "n_max_phik": [Interval(int, 1, None)],
         "n_max_utility": [Interval(int, 1, None)],
+        "n_max_detection": [Interval(int, 1, None)],
         "privacy_q": [Interval(float, 0, 1, closed="neither")],
         "risk_confidence": [NoneValue(), Interval(float, 0, None)],
         "seed": [Interval(int, 0, 2**32 - 1)],
@@ -87,6 +88,7 @@ def report(
     n_max_synth: int = 50_000,
     n_max_phik: int = N_MAX_PHIK,
     n_max_utility: int = N_MAX_UTILITY,
+    n_max_detection: int = N_MAX_DETECTION,
     privacy_q: float = 0.1,
     risk_confidence: float | None = None,
     columns: ReportColumns | None = None,
@@ -111,6 +113,7 @@ def report(
     ``risk_confidence`` of ``compute_privacy_stats``, which gives the same privacy numbers.
     ``targets`` maps a table to the column the utility section predicts (``{"table": "income"}``
     for one DataFrame), over any target in the schema; ``n_max_utility`` caps its models' rows.
+    ``n_max_detection`` caps the rows of each side of the detection test.
     ``fail_under`` sets release bars on the headline scores (``{"privacy": 80, "similarity": 85}``,
     on top of ``reportgen.gates.DEFAULT_BARS``); ``results.gates.passed`` says whether all were met.
     A bar whose number could not be computed fails too, with the reason, unless
@@ -130,6 +133,7 @@ def report(
         n_max_synth=n_max_synth,
         n_max_phik=n_max_phik,
         n_max_utility=n_max_utility,
+        n_max_detection=n_max_detection,
         privacy_q=privacy_q,
         risk_confidence=risk_confidence,
         max_categories=max_categories,

@@ -24,6 +24,8 @@ from reportgen.results import GateResult, GatesResult, ReportResults
 BAR_NAMES = (
     "similarity",
     "correlation",
+    "association",
+    "detection",
     "cardinality",
     "privacy",
     "exact_copies",

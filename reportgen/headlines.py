@@ -73,6 +73,46 @@ def _correlation(results: ReportResults) -> list[Headline]:
     ]
 
 
+def _association(results: ReportResults) -> list[Headline]:
+    r = _section(results, "association")
+    if r is None:
+        return []
+    return [
+        Headline(
+            name="association",
+            label="Association retained",
+            value=100 * r.retained,
+            reference=None if r.reference is None else 100 * r.reference,
+            unit="score",
+            higher_is_better=True,
+            meaning=(
+                "How much of the association between columns (phik) the synthetic data keeps "
+                "(100: all of it; near 0: none, as when each column is generated on its own)."
+            ),
+        )
+    ]
+
+
+def _detection(results: ReportResults) -> list[Headline]:
+    r = _section(results, "detection")
+    if r is None:
+        return []
+    return [
+        Headline(
+            name="detection",
+            label="Detection score",
+            value=r.score,
+            reference=r.reference_score,
+            unit="score",
+            higher_is_better=True,
+            meaning=(
+                "Whether a classifier can tell synthetic rows from real ones, in the table or view "
+                "where it does best (100: no better than a coin toss; 0: every synthetic row recognised)."
+            ),
+        )
+    ]
+
+
 def _relational(results: ReportResults) -> list[Headline]:
     r = _section(results, "relational")
     if r is None:
@@ -285,6 +325,8 @@ def utility_relative(tstr: float, baseline: float | None, metric: str) -> float 
 READERS: list[Callable[[ReportResults], list[Headline]]] = [
     _similarity,
     _correlation,
+    _association,
+    _detection,
     _relational,
     _privacy,
     _alpha_beta,

@@ -34,6 +34,12 @@ N_MAX_UTILITY = 20_000
 # dimensions, 29 minutes and 7.6 GiB of the privacy section before.
 MAX_ENCODED_LEVELS = 50
 
+# Rows a side for the detection test (training against synthetic, and against holdout). On adult
+# (2 cores) a comparison of 10,000 rows a side takes 0.5 to 2 s (five fits, one thread) and its
+# 95% interval is about +-0.01 wide at chance, tight enough to call an AUROC of 0.52 detectable;
+# see benchmarks/bench_dependence.py.
+N_MAX_DETECTION = 10_000
+
 
 @dataclass(frozen=True)
 class ReportColumns:
@@ -124,6 +130,7 @@ class ReportSettings:
     n_max_gower: int = 5_000
     max_encoded_levels: int = MAX_ENCODED_LEVELS
     n_max_utility: int = N_MAX_UTILITY
+    n_max_detection: int = N_MAX_DETECTION
     columns: ReportColumns = ReportColumns()
     targets: Mapping[str, str] | None = None
 

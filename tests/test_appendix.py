@@ -43,6 +43,8 @@ HEADINGS = [
     "Entity-level views",
     f"{ALPHA}-precision, {BETA}-recall and authenticity",
     "Utility: TSTR and synthetic ranking agreement",
+    "Association retained",
+    "Detection test",
     "Release bars and fingerprints",
     "References",
 ]
@@ -56,6 +58,9 @@ REFERENCE_TITLES = [
     "A general coefficient of similarity and some of its properties",
     "Deep One-Class Classification",
     "Accuracy and Stability of Numerical Algorithms",
+    "Revisiting Classifier Two-Sample Tests",
+    "Comparing the Areas under Two or More Correlated Receiver Operating Characteristic Curves",
+    "Inference for the Generalization Error",
 ]
 
 GLOSSARY_TERMS = [
@@ -63,13 +68,13 @@ GLOSSARY_TERMS = [
     "KS statistic", "phik", "DCR", "nearest neighbour", "proximity ratio", "privacy score", "risk",
     "exact copy", "Gower similarity", "entity view", f"{ALPHA}-precision", f"{BETA}-recall", "authenticity", "TSTR",
     "SRA", "AUROC", "R²", "release bar", "fingerprint", "seed", "orphan", "foreign key", "primary key",
-    "cardinality",
+    "cardinality", "association retained", "detection test",
 ]  # fmt: skip
 
 # Settings a reader may change, which the appendix must print from the run (never hard-coded).
 PRINTED_SETTINGS = {
     "n_max_train", "n_max_test", "n_max_synth", "n_max_phik", "max_categories", "n_bins",
-    "min_category_count", "privacy_q", "privacy_repeats", "n_max_gower", "max_encoded_levels",
+    "min_category_count", "privacy_q", "privacy_repeats", "n_max_gower", "max_encoded_levels", "n_max_detection",
 }  # fmt: skip
 
 CHANGED = ReportSettings(
@@ -289,7 +294,15 @@ def test_the_constants_written_out_match_the_code(default_run):
     from reportgen.data.kinds import TEXT_DISTINCT_RATIO, TEXT_MIN_DISTINCT
     from reportgen.gates import BAR_NAMES, DEFAULT_BARS
     from reportgen.metrics import alpha_beta as metrics_alpha_beta
-    from reportgen.metrics import correlation, distributions, privacy, relational, utility
+    from reportgen.metrics import (
+        association,
+        correlation,
+        detection,
+        distributions,
+        privacy,
+        relational,
+        utility,
+    )
     from reportgen.metrics.utility_models import FAMILIES
     from reportgen.privacy import alpha_beta, one_class, proximity
 
@@ -324,6 +337,16 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"H is a seeded {utility.HOLDOUT_SHARE:.0%} of the training rows and Ri is trained on the other "
         f"{1 - utility.HOLDOUT_SHARE:.0%}",
         f"fewer than {utility.MIN_ROWS} rows",
+        f"is below {association.NOISE_Z:g} in both",
+        f"at most {association.N_MOST_LOST}, by name",
+        f"needs {detection.MIN_ROWS} rows a side",
+        f"each of the {detection.MAX_LEVELS} most frequent training levels",
+        f"{detection.N_FOLDS}-fold stratified cross-validation",
+        f"the mean of the {detection.N_FOLDS} folds' AUROCs",
+        f"times 1/{detection.N_FOLDS} + 1/{detection.N_FOLDS - 1}",
+        f"the {detection.N_LEADING} largest falls",
+        f"at most {detection.N_IMPORTANCE_ROWS:,} held-out rows",
+        f"{100 * detection.CONFIDENCE:g}%, from DeLong's variance",
     ]
     for phrase in expected:
         assert phrase in text, phrase

@@ -5,7 +5,9 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from reportgen.metrics.alpha_beta import AlphaBetaResult, compute_alpha_beta
+from reportgen.metrics.association import AssociationResult, compute_association
 from reportgen.metrics.correlation import CorrelationResult, compute_correlation
+from reportgen.metrics.detection import DetectionResult, compute_detection
 from reportgen.metrics.distributions import DistributionsResult, compute_distributions
 from reportgen.metrics.overview import OverviewResult, compute_overview
 from reportgen.metrics.privacy import PrivacyResult, compute_privacy
@@ -116,6 +118,28 @@ CORRELATION = register(
         compute=compute_correlation,
         template="sections/correlation.html.j2",
         figures=_correlation_figures,
+    )
+)
+
+ASSOCIATION = register(
+    Section(
+        name="association",
+        title="Fidelity: association retained",
+        order=32,
+        result_type=AssociationResult,
+        compute=compute_association,
+        template="sections/association.html.j2",
+    )
+)
+
+DETECTION = register(
+    Section(
+        name="detection",
+        title="Fidelity: detection test",
+        order=35,
+        result_type=DetectionResult,
+        compute=compute_detection,
+        template="sections/detection.html.j2",
     )
 )
 

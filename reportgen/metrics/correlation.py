@@ -21,17 +21,26 @@ with a warning (an interval column with one distinct value plus missing values, 
 one value on one side only). A column with a single category on a side (constant, or always
 missing) has no defined phik on that side; it is counted as 0 (no association, the limit of a
 chi-square of 0) and listed as a finding.
+
+A table's matrices are computed once and shared (``phik_matrices``): the association section
+(``reportgen.metrics.association``) reads the same ones. With them comes each pair's significance
+in each role: phik's asymptotic Z of the chi-square test of independence of the same contingency
+table, with phik's effective degrees of freedom (the noise pedestal phik subtracts), which tells an
+association from noise.
 """
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 import phik
 from phik.binning import bin_edges
+from phik.significance import significance_from_chi2_ndof
+from phik.statistics import estimate_simple_ndof, get_chi2_using_dependent_frequency_estimates
 from pydantic import BaseModel, Field
 
 from reportgen.binning import as_numbers
@@ -78,6 +87,22 @@ class TableCorrelation(BaseModel):
     largest_differences: list[PairCorrelation]
 
 
+@dataclass(frozen=True)
+class PhikMatrices:
+    """One table's phik matrices per role and each pair's significance, shared by two sections.
+
+    ``significance[role][i, j]`` is phik's asymptotic Z of the pair's chi-square test of
+    independence in that role (0 for a pair with a constant column).
+    """
+
+    columns: list[str]
+    matrices: dict[str, np.ndarray]
+    significance: dict[str, np.ndarray]
+    rows: dict[str, int]
+    sampled: bool
+    constant: dict[str, list[str]]
+
+
 class CorrelationResult(SectionResult):
     """The correlation section: per table, and the dataset's similarity weighted by pair count."""
 
@@ -95,13 +120,11 @@ def compute_correlation(ctx: EvaluationContext) -> CorrelationResult:
     table's number of off-diagonal pairs, so it equals the mean over every column pair of the
     dataset: each pair counts once, and a table of 3 columns does not weigh as much as one of 30.
     """
-    tables = []
-    for name in ctx.table_names:
-        prep = ctx.table(name)
-        columns = ctx.settings.columns.select("phik", name, prep.compared_columns)
-        if len(columns) >= 2:
-            ctx.progress(f"{name}: phik matrices")
-            tables.append(_table_correlation(ctx, prep, columns))
+    tables = [
+        _table_correlation(prep.name, phik)
+        for prep in map(ctx.table, ctx.table_names)
+        if (phik := phik_matrices(prep)) is not None
+    ]
     if not tables:
         raise MetricNotComputed("no table has two or more columns that phik can compare")
     weights = np.array([t.n_pairs for t in tables], dtype=float)
@@ -118,17 +141,44 @@ def compute_correlation(ctx: EvaluationContext) -> CorrelationResult:
     )
 
 
-def _table_correlation(ctx: EvaluationContext, prep: PreparedTable, columns: list[str]) -> TableCorrelation:
+def phik_matrices(prep: PreparedTable) -> PhikMatrices | None:
+    """The phik matrices of a table's ``phik`` columns (None: fewer than two), computed once.
+
+    The first call also records the findings about them (sampling, constant columns).
+    """
+    return prep.shared("phik", lambda: _phik_matrices(prep))
+
+
+def _phik_matrices(prep: PreparedTable) -> PhikMatrices | None:
+    ctx = prep.context
+    columns = ctx.settings.columns.select("phik", prep.name, prep.compared_columns)
+    if len(columns) < 2:
+        return None
+    ctx.progress(f"{prep.name}: phik matrices")
     frames, sampled = _sampled_frames(ctx, prep, columns)
     if sampled:
         ctx.findings.append(_sampling_finding(prep.name, ctx.settings.n_max_phik))
-    matrices, constant = _matrices(prep, frames, columns)
+    edges = _interval_edges(prep, frames[TRAIN], columns)
+    codes = {role: _codes(frame, columns, edges) for role, frame in frames.items()}
+    constant = {role: [c for c in columns if codes[role][c].nunique() < 2] for role in codes}
     ctx.findings += [_constant_finding(prep.name, c, role) for role, cs in constant.items() for c in cs]
+    return PhikMatrices(
+        columns=columns,
+        matrices={role: _phik(codes[role], constant[role]) for role in codes},
+        significance={role: _significance(codes[role]) for role in codes},
+        rows={role: len(frame) for role, frame in frames.items()},
+        sampled=sampled,
+        constant=constant,
+    )
+
+
+def _table_correlation(table: str, phik: PhikMatrices) -> TableCorrelation:
+    columns, matrices = phik.columns, phik.matrices
     real, synth, holdout = matrices[TRAIN], matrices[SYNTH], matrices.get(TEST)
     difference = np.abs(real - synth)
     upper = np.triu_indices(len(columns), k=1)
     return TableCorrelation(
-        table=prep.name,
+        table=table,
         columns=columns,
         real=_rounded(real),
         synthetic=_rounded(synth),
@@ -137,24 +187,11 @@ def _table_correlation(ctx: EvaluationContext, prep: PreparedTable, columns: lis
         similarity=1.0 - float(difference[upper].mean()),
         reference_similarity=None if holdout is None else 1.0 - float(np.abs(real - holdout)[upper].mean()),
         n_pairs=len(upper[0]),
-        rows={role: len(frame) for role, frame in frames.items()},
-        sampled=sampled,
-        constant_columns={role: cols for role, cols in constant.items() if cols},
+        rows=phik.rows,
+        sampled=phik.sampled,
+        constant_columns={role: cols for role, cols in phik.constant.items() if cols},
         largest_differences=_largest_differences(columns, real, synth, holdout),
     )
-
-
-def _matrices(
-    prep: PreparedTable, frames: dict[str, pd.DataFrame], columns: list[str]
-) -> tuple[dict[str, np.ndarray], dict[str, list[str]]]:
-    """The phik matrix of each role on the real data's bins, and each role's constant columns."""
-    edges = _interval_edges(prep, frames[TRAIN], columns)
-    matrices, constant = {}, {}
-    for role, frame in frames.items():
-        codes = _codes(frame, columns, edges)
-        constant[role] = [c for c in columns if codes[c].nunique() < 2]
-        matrices[role] = _phik(codes, constant[role])
-    return matrices, constant
 
 
 def _sampled_frames(
@@ -237,6 +274,30 @@ def _phik(codes: pd.DataFrame, constant: list[str]) -> np.ndarray:
     if np.isnan(values).any():  # phik is undefined only for constant columns, handled above
         raise AssertionError(f"phik gave undefined values outside constant columns: {values}")
     return np.clip(values, 0.0, 1.0)
+
+
+def _significance(codes: pd.DataFrame) -> np.ndarray:
+    """Phik's asymptotic Z of each pair's chi-square test of independence, as a symmetric matrix.
+
+    The contingency table and Pearson chi-square of ``phik.phik_from_hist2d``, with phik's
+    effective degrees of freedom (the pedestal it subtracts as noise); 0 for a constant column.
+    """
+    values = [codes[c].to_numpy(dtype=np.int64) for c in codes.columns]
+    z = np.zeros((len(values), len(values)))
+    for i, j in combinations(range(len(values)), 2):
+        table = _contingency(values[i], values[j])
+        if min(table.shape) < 2:
+            continue
+        chi2 = get_chi2_using_dependent_frequency_estimates(table, lambda_="pearson")
+        z[i, j] = z[j, i] = significance_from_chi2_ndof(chi2, estimate_simple_ndof(table))[1]
+    return z
+
+
+def _contingency(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Counts of each pair of codes, as phik's contingency table (empty rows and columns dropped)."""
+    n_b = int(b.max()) + 1
+    table = np.bincount(a * n_b + b, minlength=(int(a.max()) + 1) * n_b).reshape(-1, n_b)
+    return table[table.any(axis=1)][:, table.any(axis=0)]
 
 
 def _largest_differences(
