@@ -75,11 +75,11 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
     if stopping:
         return ConcernVerdict(concern=concern, status="fail", why=_gate_sentence(stopping[0]))
     alarms = [f for f in _alarms(results.findings) if FINDING_CONCERN.get(f.code) == concern]
-    worse = [h for h in mine if _clearly_worse(h)]
+    worse = sorted((h for h in mine if _clearly_worse(h)), key=_gap, reverse=True)
     if alarms:
         return ConcernVerdict(concern=concern, status="concern", why=_finding_sentence(alarms[0]))
     if worse:
-        return ConcernVerdict(concern=concern, status="concern", why=_headline_sentence(worse[0]))
+        return ConcernVerdict(concern=concern, status="concern", why=_headline_sentence(worse[0], len(worse)))
     if not mine:
         return ConcernVerdict(
             concern=concern, status="not_evaluated", why=_nothing_measured(concern, results)
@@ -110,6 +110,13 @@ def _clearly_worse(h: Headline) -> bool:
     return (h.reference - h.value if h.higher_is_better else h.value - h.reference) > SCORE_MARGIN
 
 
+def _gap(h: Headline) -> float:
+    """How far a headline is from its reference, in points of its page-1 scale (shares as percent)."""
+    assert h.reference is not None
+    scale = 100.0 if h.unit == "share" else 1.0
+    return abs(h.value - h.reference) * scale
+
+
 def _gate_sentence(gate: GateResult) -> str:
     if gate.status == "not_evaluated":
         return (
@@ -125,11 +132,12 @@ def _finding_sentence(finding: Finding) -> str:
     return f"{finding.message.rstrip('.')}{where}."
 
 
-def _headline_sentence(h: Headline) -> str:
+def _headline_sentence(h: Headline, n_worse: int) -> str:
     value, reference = _shown(h.value, h), _shown(h.reference, h)
+    more = f" ({n_worse - 1} more measure{'s' if n_worse > 2 else ''} fall short too)" if n_worse > 1 else ""
     if h.closer_to_reference:
-        return f"{h.label} is {value} against {reference} for real data{': ' + h.gap if h.gap else ''}."
-    return f"{h.label} is {value}, clearly worse than the {reference} that real data reaches."
+        return f"{h.label} is {value} against {reference} for real data{': ' + h.gap if h.gap else ''}{more}."
+    return f"{h.label} is {value}, clearly worse than the {reference} that real data reaches{more}."
 
 
 def _near(mine: list[Headline]) -> str:
