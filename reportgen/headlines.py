@@ -282,7 +282,6 @@ def _utility(results: ReportResults) -> list[Headline]:
                 name="utility",
                 label="Utility (TSTR relative to real data)",
                 value=relative,
-                reference=100.0,
                 unit="score",
                 higher_is_better=True,
                 meaning=(
