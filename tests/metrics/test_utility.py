@@ -348,7 +348,10 @@ def test_the_command_line_takes_a_target(tmp_path, few_models, only_utility):
     args = ["report", "--out", str(tmp_path / "r.html"), "--quiet"]
     for role in ("train", "test", "synth"):
         args += [f"--{role}", str(tmp_path / role)]
-    assert main([*args, "--target", "y", "--n-max-utility", "300"]) == 0
+    assert (
+        main([*args, "--target", "y", "--n-max-utility", "300"]) == 3
+    )  # only utility ran: privacy bar fails closed
+    assert main([*args, "--target", "y", "--n-max-utility", "300", "--allow-not-evaluated"]) == 0
     table = rg.ReportResults.load(tmp_path / "r.json").sections["utility"].tables[0]
     assert (table.table, table.target, table.rows["training"]) == ("people", "y", 300)
     assert main([*args, "--target", "people=nope"]) == 2
