@@ -85,12 +85,8 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
             concern=concern, status="not_evaluated", why=_nothing_measured(concern, results)
         )
     bars = [g for g in results.gates.gates if CONCERN_OF.get(g.name) == concern and g.status == "pass"]
-    met = f"meets its bar{'s' if len(bars) > 1 else ''} and " if bars else ""
-    return ConcernVerdict(
-        concern=concern,
-        status="pass",
-        why=f"{concern.capitalize()} {met}{_near(mine)}.",
-    )
+    met = f"meets its bar{'s' if len(bars) > 1 else ''}; " if bars else ""
+    return ConcernVerdict(concern=concern, status="pass", why=f"{met}{_near(mine)}.".capitalize())
 
 
 def _alarms(findings: Iterable[Finding]) -> list[Finding]:
@@ -128,7 +124,7 @@ def _gate_sentence(gate: GateResult) -> str:
 
 
 def _finding_sentence(finding: Finding) -> str:
-    where = f" (table {finding.table})" if finding.table else ""
+    where = f" (table {finding.table})" if finding.table and finding.table not in finding.message else ""
     return f"{finding.message.rstrip('.')}{where}."
 
 
@@ -143,7 +139,7 @@ def _headline_sentence(h: Headline, n_worse: int) -> str:
 def _near(mine: list[Headline]) -> str:
     with_reference = [h for h in mine if h.reference is not None]
     if not with_reference:
-        return "has no reference to compare with (no holdout data was given)"
+        return "no measure has a reference to compare with (no holdout data was given)"
     n = len(with_reference)
     return f"its {n} measure{'s' if n > 1 else ''} with a reference {'are' if n > 1 else 'is'} near it"
 
