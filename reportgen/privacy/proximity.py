@@ -236,8 +236,8 @@ def _one_repeat(
     r1, r2 = rows.train[order[:half]], rows.train[order[half : 2 * half]]
     s_prime = rows.synth[rng.choice(len(rows.synth), size=half, replace=False)]
     d_in = knn(r1)[0][:, 0].astype(np.float64)
-    tspr = _ratio(knn(r1, s_prime)[0][:, 0], d_in)
-    ttpr = _ratio(knn(r1, r2)[0][:, 0], d_in)
+    tspr = safe_ratio(knn(r1, s_prime)[0][:, 0], d_in)
+    ttpr = safe_ratio(knn(r1, r2)[0][:, 0], d_in)
     tau = float(np.quantile(ttpr, q))
     at_risk = tspr <= tau
     p_s, p_t = float(at_risk.mean()), float((ttpr <= tau).mean())
@@ -248,7 +248,7 @@ def _one_repeat(
     ratios = {"tspr": tspr, "ttpr": ttpr}
     if rows.test is not None and holdout_rng is not None:
         holdout = _subsample(rows.test, half, holdout_rng)
-        ratios["holdout"] = _ratio(
+        ratios["holdout"] = safe_ratio(
             knn(holdout, s_prime)[0][:, 0], knn(holdout, r1)[0][:, 0].astype(np.float64)
         )
     return _Repeat(
@@ -262,7 +262,7 @@ def _one_repeat(
     )
 
 
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+def safe_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     """``numerator / denominator``, with ``EPS`` added to both where the denominator is 0."""
     eps = np.where(denominator == 0, EPS, 0.0)
     return (numerator.astype(np.float64) + eps) / (denominator + eps)
