@@ -7,6 +7,7 @@ from matplotlib.figure import Figure
 from reportgen.metrics.alpha_beta import AlphaBetaResult, compute_alpha_beta
 from reportgen.metrics.correlation import CorrelationResult, compute_correlation
 from reportgen.metrics.distributions import DistributionsResult, compute_distributions
+from reportgen.metrics.membership import MembershipResult, compute_membership_section
 from reportgen.metrics.overview import OverviewResult, compute_overview
 from reportgen.metrics.privacy import PrivacyResult, compute_privacy
 from reportgen.metrics.registry import Section, register
@@ -16,6 +17,7 @@ from reportgen.metrics.utility import UtilityResult, compute_utility
 from reportgen.render.alpha_beta_figures import alpha_beta_figure
 from reportgen.render.correlation_figures import correlation_figures
 from reportgen.render.distribution_figures import column_figure, pair_figure
+from reportgen.render.membership_figures import roc_figure
 from reportgen.render.privacy_figures import privacy_figure
 from reportgen.render.relational_figures import cardinality_figures
 from reportgen.render.schema_diagram import schema_figure
@@ -116,6 +118,24 @@ CORRELATION = register(
         compute=compute_correlation,
         template="sections/correlation.html.j2",
         figures=_correlation_figures,
+    )
+)
+
+
+def _membership_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, MembershipResult)
+    return {f"roc:{i}": roc_figure(t) for i, t in enumerate(result.tables)}
+
+
+MEMBERSHIP = register(
+    Section(
+        name="membership",
+        title="Privacy: membership inference attacks",
+        order=45,
+        result_type=MembershipResult,
+        compute=compute_membership_section,
+        template="sections/membership.html.j2",
+        figures=_membership_figures,
     )
 )
 

@@ -200,11 +200,7 @@ def membership_stats(
 ) -> MembershipStats:
     """Every attack on one table's (or view's) embedded rows, with the self-test."""
     targets = draw_targets(rows, streams("targets"), max_targets)
-    k_synth = min(len(rows.synth), max(1, round(DENSITY_K * len(rows.synth) / len(targets.reference))))
-    neighbours = Neighbours(
-        knn(targets.rows, rows.synth, k=k_synth)[0].astype(np.float64),
-        knn(targets.rows, targets.reference, k=DENSITY_K)[0].astype(np.float64),
-    )
+    neighbours = search_neighbours(targets, rows.synth)
     scores = attack_scores(neighbours)
     halves = stratified_halves(targets, streams("epsilon"))
     attacks = [evaluate_attack(name, scores[name], targets.is_member, halves) for name in ATTACKS]
@@ -216,7 +212,7 @@ def membership_stats(
         reference_rows=len(targets.reference),
         synthetic_rows=len(rows.synth),
         k_reference=DENSITY_K,
-        k_synthetic=k_synth,
+        k_synthetic=neighbours.synth.shape[1],
         attacks=attacks,
         worst_attack=max(attacks, key=lambda a: a.auc).attack,
         self_test=SelfTest(chance=chance, plants=plants),
@@ -233,6 +229,19 @@ def draw_targets(rows: EmbeddedRows, rng: np.random.Generator, max_targets: int)
         rows=np.concatenate([rows.train[members], rows.test[np.sort(holdout[:n])]]),
         n=n,
         reference=rows.test[np.sort(holdout[n:])],
+    )
+
+
+def search_neighbours(targets: Targets, synth: np.ndarray) -> Neighbours:
+    """The two exact searches every attack reads: the targets into ``S`` and into ``H_ref``.
+
+    ``k_S = round(DENSITY_K x |S| / |H_ref|)``, so that the density estimate's balls hold the same
+    share of ``S`` as of ``H_ref``.
+    """
+    k_synth = min(len(synth), max(1, round(DENSITY_K * len(synth) / len(targets.reference))))
+    return Neighbours(
+        knn(targets.rows, synth, k=k_synth)[0].astype(np.float64),
+        knn(targets.rows, targets.reference, k=DENSITY_K)[0].astype(np.float64),
     )
 
 
