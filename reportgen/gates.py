@@ -1,7 +1,10 @@
 """Release gates: bars the headline scores must reach, so a pipeline can stop a release.
 
-Each gate reads one headline number (``reportgen.headlines``; 0-100, higher is better) and passes
-when the number is at least its bar. A gate whose section was not computed (no holdout, no target,
+Each gate reads one headline number (``reportgen.headlines``) and fails when the number is worse
+than its bar: below it for the scores (0-100, higher is better), above it for the membership
+attacks' numbers, where lower is better (``mia_auc`` and ``epsilon_lower`` as plain numbers,
+``mia_tpr_at_1pct_fpr`` as a share from 0 to 1). ``BARS`` states each bar's direction and range;
+a number equal to its bar passes. A gate whose section was not computed (no holdout, no target,
 a plugin not installed) is reported as "not evaluated", which does not fail the release: the
 report says so, and a pipeline that needs the number can check ``GateResult.status``. One bar is
 always in force: a training table without synthetic data fails the release.
@@ -12,15 +15,47 @@ file, or ``--fail-under name=value`` on the command line).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 from reportgen.errors import InvalidParameterError
 from reportgen.headlines import headlines
 from reportgen.results import GateResult, GatesResult, ReportResults
 
-# headlines on 0-100 where higher is better (authenticity is not one: a perfect generator gets ~50)
-BAR_NAMES = ("similarity", "correlation", "cardinality", "privacy", "alpha_precision", "beta_recall")
+
+@dataclass(frozen=True)
+class Bar:
+    """Which way a bar's headline is good, and the range a bar on it may take."""
+
+    higher_is_better: bool = True
+    low: float = 0.0
+    high: float = 100.0
+    unit: Literal["score", "share", "number"] = "score"
+
+    def passes(self, value: float, bar: float) -> bool:
+        return value >= bar if self.higher_is_better else value <= bar
+
+    def describe(self) -> str:
+        high = "infinity" if math.isinf(self.high) else f"{self.high:g}"
+        return f"a number from {self.low:g} to {high}"
+
+
+# Scores on 0-100 where higher is better (authenticity is not one: a perfect generator gets ~50),
+# then the membership attacks' numbers, where lower is better.
+BARS: dict[str, Bar] = {
+    "similarity": Bar(),
+    "correlation": Bar(),
+    "cardinality": Bar(),
+    "privacy": Bar(),
+    "alpha_precision": Bar(),
+    "beta_recall": Bar(),
+    "mia_auc": Bar(higher_is_better=False, high=1.0, unit="number"),
+    "mia_tpr_at_1pct_fpr": Bar(higher_is_better=False, high=1.0, unit="share"),
+    "epsilon_lower": Bar(higher_is_better=False, high=math.inf, unit="number"),
+}
+BAR_NAMES = tuple(BARS)
 DEFAULT_BARS: dict[str, float] = {"privacy": 80.0}
 
 
@@ -33,8 +68,9 @@ def bars_in_force(fail_under: Mapping[str, float] | None) -> dict[str, float]:
             f"Unknown release bar(s) {unknown}: the bars are {list(BAR_NAMES)} (e.g. privacy=80)."
         )
     for name, bar in user.items():
-        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0 <= bar <= 100:
-            raise InvalidParameterError(f"The bar for {name!r} must be a number from 0 to 100. Got {bar!r}.")
+        spec = BARS[name]
+        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not spec.low <= bar <= spec.high:
+            raise InvalidParameterError(f"The bar for {name!r} must be {spec.describe()}. Got {bar!r}.")
     return {**DEFAULT_BARS, **{name: float(bar) for name, bar in user.items()}}
 
 
@@ -44,12 +80,22 @@ def evaluate_gates(results: ReportResults, bars: Mapping[str, float]) -> GatesRe
     gates = []
     for name, bar in bars.items():
         headline = found.get(name)
-        label = headline.label if headline else name
+        spec = BARS[name]
         value = headline.value if headline else None
         status: Literal["pass", "fail", "not_evaluated"] = (
-            "not_evaluated" if value is None else "pass" if value >= bar else "fail"
+            "not_evaluated" if value is None else "pass" if spec.passes(value, bar) else "fail"
         )
-        gates.append(GateResult(name=name, label=label, bar=bar, value=value, status=status))
+        gates.append(
+            GateResult(
+                name=name,
+                label=headline.label if headline else name,
+                bar=bar,
+                value=value,
+                status=status,
+                higher_is_better=spec.higher_is_better,
+                unit=spec.unit,
+            )
+        )
     gates += _completeness_gates(results)
     return GatesResult(gates=gates)
 

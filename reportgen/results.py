@@ -63,6 +63,13 @@ class GateResult(BaseModel):
     bar: float
     value: float | None
     status: Literal["pass", "fail", "not_evaluated"]
+    higher_is_better: bool = Field(default=True, description="False: the bar is a maximum.")
+    unit: Literal["score", "share", "number"] = "score"
+
+    @property
+    def worse_than(self) -> str:
+        """How a failing value relates to its bar, in words: "below" or "above"."""
+        return "below" if self.higher_is_better else "above"
 
 
 class GatesResult(BaseModel):
@@ -84,7 +91,7 @@ class HeadlineChange(BaseModel):
 
     name: str
     label: str
-    unit: Literal["score", "share"]
+    unit: Literal["score", "share", "number"]
     previous: float | None
     current: float | None
     regression: bool
