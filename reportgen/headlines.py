@@ -123,7 +123,8 @@ def _privacy(results: ReportResults) -> list[Headline]:
     ]
 
 
-EPSILON_TOLERANCE = 0.5  # nats: re-drawn target halves move adult's leaky bound by up to about 0.3
+# nats: a few false positives move the bound; adult's leaky data gives 4.7 to 6.0 over seeds 0-4
+EPSILON_TOLERANCE = 1.0
 
 
 def _membership(results: ReportResults) -> list[Headline]:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from reportgen.context import DistanceView, EvaluationContext
+from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
 from reportgen.errors import InvalidParameterError
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.params import Interval, validate_params
@@ -40,6 +40,12 @@ NO_HOLDOUT = (
     "data back (for example 20-30%; RelationalData.split(0.75, seed) keeps whole entities together), "
     "fit the generator on the rest only, and pass the kept-back rows as the holdout (data_test in "
     "Python, --test on the command line)"
+)
+
+
+SHARED_TABLE = (
+    "its holdout rows are its training rows (a table copied to both sides of the split, such as a lookup "
+    "table; for an entity view, its parent table): no row is a non-member"
 )
 
 
@@ -119,6 +125,8 @@ def _worst_epsilon(views: list[ViewMembership]) -> WorstCase:
 
 def _view_membership(ctx: EvaluationContext, name: str, view: DistanceView) -> ViewMembership | str:
     """The attacks on one table or entity view, or why they cannot run."""
+    if ctx.holdout_is_training(name.removesuffix(ENTITY_SUFFIX)):
+        return SHARED_TABLE
     if (reason := skip_reason(view, ctx.settings.mia_max_targets)) is not None:
         return reason
     ctx.progress(f"{name}: membership attacks and self-test")

@@ -135,3 +135,34 @@ def test_the_page_shows_the_headlines_the_figure_and_the_self_test(small_result)
     assert f"{fmt_num(result.epsilon_lower.value, 2)}</td>" in section
     assert section.count('<img src="data:image/svg+xml;base64,') == len(result.tables)
     assert section.count("most outlying") == 3 * len(result.tables)
+
+
+def test_a_release_comparison_flags_an_attack_rise_beyond_its_noise(small_result):
+    from reportgen.comparison import compare
+
+    result, _ = small_result
+    before = with_run(result)
+
+    def moved(auc: float, epsilon: float) -> ReportResults:
+        update = {
+            "auc": result.auc.model_copy(update={"value": auc}),
+            "epsilon_lower": result.epsilon_lower.model_copy(update={"value": epsilon}),
+        }
+        return with_run(result.model_copy(update=update))
+
+    base_auc, base_eps = result.auc.value, result.epsilon_lower.value
+    quiet = {
+        c.name: c.regression for c in compare(moved(base_auc + 0.005, base_eps + 0.5), before, "x").changes
+    }
+    loud = {c.name: c.regression for c in compare(moved(base_auc + 0.2, base_eps + 3), before, "x").changes}
+    assert quiet["mia_auc"] is False and quiet["epsilon_lower"] is False
+    assert loud["mia_auc"] is True and loud["epsilon_lower"] is True
+    better = {c.name: c.regression for c in compare(moved(0.5, 0.0), moved(0.9, 5.0), "x").changes}
+    assert better["mia_auc"] is False and better["epsilon_lower"] is False
+
+
+def test_a_table_whose_holdout_is_its_training_data_is_not_attacked(population):
+    train, _, fresh = (frame.iloc[:400] for frame in population)
+    ctx = prepare_context(train, train, fresh, ReportSettings())
+    with pytest.raises(MetricNotComputed, match="holdout rows are its training rows.*no row is a non-member"):
+        compute_membership_section(ctx)
