@@ -23,6 +23,7 @@ __version__ = "0.1.0"
 
 _LAZY = {  # imported on first use (they load torch)
     "audit": "reportgen.auditing",
+    "compute_membership": "reportgen.metrics.membership",
     "compute_privacy_stats": "reportgen.metrics.privacy",
 }
 
@@ -55,6 +56,7 @@ __all__ = [
     "Table",
     "__version__",
     "audit",
+    "compute_membership",
     "compute_privacy_stats",
     "report",
 ]

@@ -388,8 +388,6 @@ def _near_unique_finding(context: EvaluationContext, table: str, column: str) ->
 
 def _shared_table_findings(context: EvaluationContext) -> list[Finding]:
     """Tables whose holdout is the training data itself (a lookup table copied by a split)."""
-    if context.full_test is None:
-        return []
     return [
         Finding(
             severity="info",
@@ -401,7 +399,7 @@ def _shared_table_findings(context: EvaluationContext) -> list[Finding]:
             ),
         )
         for name in context.table_names
-        if context.full_train[name].equals(context.full_test[name])
+        if context.holdout_is_training(name)
     ]
 
 

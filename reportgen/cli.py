@@ -84,7 +84,11 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="release bar on a headline score, repeatable (e.g. privacy=80 similarity=85); exit 3 if not met",
+        help=(
+            "release bar on a headline, repeatable (e.g. privacy=80 mia_auc=0.6); exit 3 when the number is "
+            "worse than VALUE: below it for the 0-100 scores, above it for mia_auc, mia_tpr_at_1pct_fpr "
+            "(a share, 0-1) and epsilon_lower"
+        ),
     )
     rep.add_argument(
         "--allow-not-evaluated",
@@ -100,10 +104,12 @@ def _parser() -> argparse.ArgumentParser:
 
     priv = commands.add_parser(
         "privacy",
-        help="print the privacy score, its std and the risk per table (as a table or JSON)",
+        help="print the privacy score and risk per table, and with --test the membership attacks",
         description=(
-            "The proximity-ratio privacy statistics of METRICS.md section 7, computed exactly as the "
-            "report computes them (same inputs and seed give the same numbers)."
+            "The proximity-ratio privacy statistics of METRICS.md section 7 and, when a holdout is given "
+            "with --test, the membership inference attacks of section 13 (the worst attack per table), "
+            "computed exactly as the report computes them (same inputs and seed give the same numbers). "
+            "With --json and --test, each table's object also holds its attacks under 'membership'."
         ),
         epilog=_EPILOG,
     )
@@ -112,7 +118,15 @@ def _parser() -> argparse.ArgumentParser:
     priv.add_argument(
         "--risk-confidence", type=float, default=None, metavar="C", help="correct the risk by C sqrt(n)"
     )
+    priv.add_argument("--test", help="real holdout data the generator never saw: runs the membership attacks")
     priv.add_argument("--n-max", type=int, default=50_000, metavar="N", help="cap on rows per table")
+    priv.add_argument(
+        "--max-targets",
+        type=int,
+        default=5_000,
+        metavar="N",
+        help="membership attack targets per side (5000)",
+    )
     priv.add_argument("--json", action="store_true", help="print JSON instead of a table")
     priv.set_defaults(run=_run_privacy)
 
@@ -242,21 +256,47 @@ def _run_privacy(args: argparse.Namespace) -> int:
     import json
 
     from reportgen.data.io import load, read_schema
+    from reportgen.metrics.membership import compute_membership
     from reportgen.metrics.privacy import compute_privacy_stats
 
     schema = read_schema(args.schema) if args.schema else None
+    train, synth = load(args.train, schema), load(args.synth, schema)
+    test = load(args.test, schema) if args.test else None
     stats = compute_privacy_stats(
-        load(args.train, schema),
-        load(args.synth, schema),
+        train,
+        synth,
+        data_test=test,
         q=args.q,
         risk_confidence=args.risk_confidence,
         n_max=args.n_max,
         seed=args.seed,
         schema=schema,
     )
+    attacks = {}
+    if test is not None:
+        attacks = compute_membership(
+            train,
+            synth,
+            data_test=test,
+            n_max=args.n_max,
+            seed=args.seed,
+            max_targets=args.max_targets,
+            schema=schema,
+        )
     if args.json:
-        print(json.dumps({name: s.model_dump(mode="json") for name, s in stats.items()}, indent=2))
+        printed = {name: s.model_dump(mode="json") for name, s in stats.items()}
+        for name, a in attacks.items():
+            printed.setdefault(name, {})["membership"] = a.model_dump(mode="json")
+        print(json.dumps(printed, indent=2))
         return EXIT_OK
+    _print_privacy(stats)
+    if attacks:
+        print()
+        _print_attacks(attacks)
+    return EXIT_OK
+
+
+def _print_privacy(stats: dict) -> None:
     width = max([5, *(len(name) for name in stats)])
     print(f"{'table':<{width}}  {'privacy score':>13}  {'std':>5}  {'95% interval':>12}  {'risk':>6}")
     for name, s in stats.items():
@@ -265,7 +305,24 @@ def _run_privacy(args: argparse.Namespace) -> int:
             f"{name:<{width}}  {s.privacy_score:13.1f}  {s.privacy_score_std:5.1f}  "
             f"{f'{low:.0f}-{high:.0f}':>12}  {s.risk:6.1%}"
         )
-    return EXIT_OK
+
+
+def _print_attacks(attacks: dict) -> None:
+    """The worst membership attack (highest AUC) per table, with its intervals and the chance levels."""
+    width = max([5, *(len(name) for name in attacks)])
+    print(
+        f"{'table':<{width}}  {'worst attack':<13}  {'AUC (95% interval)':>21}  "
+        f"{'TPR@1%FPR (95% interval)':>25}  {'epsilon':>7}  {'chance AUC':>10}  {'chance TPR':>10}"
+    )
+    for name, m in attacks.items():
+        worst, chance = m.worst, m.self_test.chance
+        rate = worst.at(0.01)
+        auc = f"{worst.auc:.3f} ({worst.auc_interval[0]:.3f}-{worst.auc_interval[1]:.3f})"
+        tpr = f"{rate.tpr:.2%} ({rate.tpr_interval[0]:.2%}-{rate.tpr_interval[1]:.2%})"
+        print(
+            f"{name:<{width}}  {worst.attack:<13}  {auc:>21}  {tpr:>25}  {worst.epsilon_lower:7.2f}  "
+            f"{chance.auc:10.3f}  {chance.tpr_at_1pct_fpr:10.2%}"
+        )
 
 
 def _run_audit(args: argparse.Namespace) -> int:
@@ -299,14 +356,16 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 def gate_message(gate: GateResult) -> str:
     """One failed or unevaluated bar in words, for the terminal and CI logs."""
+    from reportgen.render.formatting import fmt_bar, fmt_unit
+
     if gate.status == "not_evaluated":
         return (
             f"release bar not evaluated: {gate.name} ({gate.label}): {gate.reason}. A bar that cannot "
             "be evaluated fails the release; pass --allow-not-evaluated to accept that."
         )
-    worse = "below" if gate.higher_is_better else "above"
     return (
-        f"release bar failed: {gate.name} is {gate.value:.1f}, {worse} the bar of {gate.bar:g} ({gate.label})"
+        f"release bar failed: {gate.name} is {fmt_unit(gate.value, gate.unit)}, {gate.worse_than} the bar of "
+        f"{fmt_bar(gate.bar, gate.unit)} ({gate.label})"
     )
 
 

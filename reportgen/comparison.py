@@ -2,8 +2,9 @@
 
 A regression is a change in the bad direction larger than the noise a re-run could show:
 more than ``max(1, 2 x std)`` points for a score (the std where the number has one, e.g. the
-privacy score), or more than 1 percentage point for a share (risk, exact copies). Settings that
-differ between the two runs are listed, since they change what the numbers mean.
+privacy score), more than 1 percentage point for a share (risk, exact copies), or more than the
+headline's own ``tolerance`` where it states one (the membership attacks' AUC and epsilon bound).
+Settings that differ between the two runs are listed, since they change what the numbers mean.
 """
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def _change(now: Headline, before: Headline | None) -> HeadlineChange:
             name=now.name, label=now.label, unit=now.unit, previous=None, current=now.value, regression=False
         )
     worse = (before.value - now.value) if now.higher_is_better else (now.value - before.value)
-    if now.unit == "share":
+    if now.tolerance is not None:
+        tolerance = now.tolerance
+    elif now.unit == "share":
         tolerance = SHARE_TOLERANCE
     else:
         tolerance = max(SCORE_TOLERANCE, 2 * max(now.spread or 0.0, before.spread or 0.0))

@@ -100,6 +100,10 @@ class EvaluationContext:
     def table_names(self) -> list[str]:
         return self.train.schema.topological_order()
 
+    def holdout_is_training(self, table: str) -> bool:
+        """Whether a table's holdout rows are its training rows (a lookup table copied by a split)."""
+        return self.full_test is not None and self.full_train[table].equals(self.full_test[table])
+
     @property
     def roles(self) -> list[str]:
         """The roles this run has: training and synthetic, and holdout when given."""

@@ -1,11 +1,14 @@
 """Release gates: bars the headline scores must reach, so a pipeline can stop a release.
 
-Each gate reads one headline number (``reportgen.headlines``) and passes when the number is at
-least its bar (at most, for the measures in ``LOWER_IS_BETTER``). Gates fail closed: a bar whose
-number could not be computed (its section did not run, no table was large enough, no holdout)
-is "not evaluated" and fails the release with the reason, unless the user opts out
-(``report(allow_not_evaluated=True)``, ``--allow-not-evaluated``). One bar is always in force: a
-training table without synthetic data fails the release.
+Each gate reads one headline number (``reportgen.headlines``) and fails when the number is worse
+than its bar: below it for the scores (0-100, higher is better), above it for the measures where
+lower is better (``exact_copies`` and ``mia_tpr_at_1pct_fpr`` as shares from 0 to 1, ``mia_auc``
+and ``epsilon_lower`` as plain numbers). ``BARS`` states each bar's direction and range; a number
+equal to its bar passes. Gates fail closed: a bar whose number could not be computed (its section
+did not run, no table was large enough, no holdout or target) is "not evaluated" and fails the
+release with the reason, unless the user opts out (``report(allow_not_evaluated=True)``,
+``--allow-not-evaluated``). One bar is always in force: a training table without synthetic data
+fails the release.
 
 Bars come from ``DEFAULT_BARS``, overridden by the user (``report(fail_under={...})``, a config
 file, or ``--fail-under name=value`` on the command line).
@@ -13,35 +16,58 @@ file, or ``--fail-under name=value`` on the command line).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 from reportgen.errors import InvalidParameterError
 from reportgen.headlines import headlines
 from reportgen.results import GateResult, GatesResult, ReportResults
 
-# headlines a bar may be set on (authenticity is not one: a perfect generator gets ~50)
-BAR_NAMES = (
-    "similarity",
-    "correlation",
-    "association",
-    "detection",
-    "cardinality",
-    "privacy",
-    "exact_copies",
-    "alpha_precision",
-    "beta_recall",
-    "utility",
-)
-LOWER_IS_BETTER = frozenset({"exact_copies"})  # passes when the number is at most the bar
-SHARES = frozenset({"exact_copies"})  # bars on a share are given in percent, like the page shows them
+
+@dataclass(frozen=True)
+class Bar:
+    """Which way a bar's headline is good, and the range a bar on it may take."""
+
+    higher_is_better: bool = True
+    low: float = 0.0
+    high: float = 100.0
+    unit: Literal["score", "share", "number"] = "score"
+
+    def passes(self, value: float, bar: float) -> bool:
+        return value >= bar if self.higher_is_better else value <= bar
+
+    def describe(self) -> str:
+        high = "infinity" if math.isinf(self.high) else f"{self.high:g}"
+        return f"a number from {self.low:g} to {high}"
+
+
+# Scores on 0-100 where higher is better (authenticity is not one: a perfect generator gets ~50),
+# then the numbers where lower is better.
+BARS: dict[str, Bar] = {
+    "similarity": Bar(),
+    "correlation": Bar(),
+    "association": Bar(),
+    "detection": Bar(),
+    "cardinality": Bar(),
+    "privacy": Bar(),
+    "alpha_precision": Bar(),
+    "beta_recall": Bar(),
+    "utility": Bar(),
+    "exact_copies": Bar(higher_is_better=False, high=1.0, unit="share"),
+    "mia_auc": Bar(higher_is_better=False, high=1.0, unit="number"),
+    "mia_tpr_at_1pct_fpr": Bar(higher_is_better=False, high=1.0, unit="share"),
+    "epsilon_lower": Bar(higher_is_better=False, high=math.inf, unit="number"),
+}
+BAR_NAMES = tuple(BARS)
 DEFAULT_BARS: dict[str, float] = {"privacy": 80.0}
 
 
 def bars_in_force(fail_under: Mapping[str, float] | None) -> dict[str, float]:
     """The default bars with the user's on top; unknown names are refused with the known ones.
 
-    Bars are on the scale page 1 shows: scores 0-100, shares in percent (``exact_copies=1`` is 1%).
+    Scores are bars on 0-100, shares on 0-1 (``exact_copies=0.01`` is 1%), see ``BARS``.
     """
     user = dict(fail_under or {})
     unknown = sorted(set(user) - set(BAR_NAMES))
@@ -50,8 +76,9 @@ def bars_in_force(fail_under: Mapping[str, float] | None) -> dict[str, float]:
             f"Unknown release bar(s) {unknown}: the bars are {list(BAR_NAMES)} (e.g. privacy=80)."
         )
     for name, bar in user.items():
-        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not 0 <= bar <= 100:
-            raise InvalidParameterError(f"The bar for {name!r} must be a number from 0 to 100. Got {bar!r}.")
+        spec = BARS[name]
+        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not spec.low <= bar <= spec.high:
+            raise InvalidParameterError(f"The bar for {name!r} must be {spec.describe()}. Got {bar!r}.")
     return {**DEFAULT_BARS, **{name: float(bar) for name, bar in user.items()}}
 
 
@@ -63,14 +90,10 @@ def evaluate_gates(
     gates = []
     for name, bar in bars.items():
         headline = found.get(name)
-        value = None if headline is None else _on_bar_scale(name, headline.value)
-        higher = name not in LOWER_IS_BETTER
+        spec = BARS[name]
+        value = headline.value if headline else None
         status: Literal["pass", "fail", "not_evaluated"] = (
-            "not_evaluated"
-            if value is None
-            else "pass"
-            if (value >= bar if higher else value <= bar)
-            else "fail"
+            "not_evaluated" if value is None else "pass" if spec.passes(value, bar) else "fail"
         )
         gates.append(
             GateResult(
@@ -79,7 +102,8 @@ def evaluate_gates(
                 bar=bar,
                 value=value,
                 status=status,
-                higher_is_better=higher,
+                higher_is_better=spec.higher_is_better,
+                unit=spec.unit,
                 reason=_why_missing(results, name) if headline is None else headline.caveat,
             )
         )
@@ -96,6 +120,9 @@ _SECTION_OF = {
     "alpha_precision": "alpha_beta",
     "beta_recall": "alpha_beta",
     "utility": "utility",
+    "mia_auc": "membership",
+    "mia_tpr_at_1pct_fpr": "membership",
+    "epsilon_lower": "membership",
 }
 _LABELS = {
     "cardinality": "Cardinality similarity",
@@ -104,10 +131,6 @@ _LABELS = {
     "beta_recall": "\N{GREEK SMALL LETTER BETA}-recall",
     "utility": "Utility (TSTR relative to real data)",
 }
-
-
-def _on_bar_scale(name: str, value: float | None) -> float | None:
-    return None if value is None else 100 * value if name in SHARES else value
 
 
 def _why_missing(results: ReportResults, name: str) -> str:

@@ -63,8 +63,14 @@ class GateResult(BaseModel):
     bar: float
     value: float | None
     status: Literal["pass", "fail", "not_evaluated"]
-    higher_is_better: bool = True
+    higher_is_better: bool = Field(default=True, description="False: the bar is a maximum.")
+    unit: Literal["score", "share", "number"] = "score"
     reason: str | None = Field(default=None, description="Why the bar could not be evaluated, or a caveat.")
+
+    @property
+    def worse_than(self) -> str:
+        """How a failing value relates to its bar, in words: "below" or "above"."""
+        return "below" if self.higher_is_better else "above"
 
 
 class GatesResult(BaseModel):
@@ -108,7 +114,7 @@ class HeadlineChange(BaseModel):
 
     name: str
     label: str
-    unit: Literal["score", "share"]
+    unit: Literal["score", "share", "number"]
     previous: float | None
     current: float | None
     regression: bool

@@ -9,7 +9,8 @@ says why, naming the number or the finding that decided.
 "Clearly worse than the reference": a score more than ``SCORE_MARGIN`` points below its reference
 (or, for the measures where closer to the reference is better, that far from it on either side);
 a share (exact copies, rows at risk) above both twice its reference and its reference plus
-``SHARE_MARGIN``.
+``SHARE_MARGIN``; an attack's number (AUC, epsilon bound) beyond its chance level (or 0) by more
+than its own tolerance.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from reportgen.gates import SHARES
 from reportgen.headlines import Headline, headlines
+from reportgen.render.formatting import fmt_bar, fmt_unit
 from reportgen.results import ConcernVerdict, Finding, GateResult, ReportResults
 
 Concern = Literal["privacy", "fidelity", "utility"]
@@ -95,6 +96,9 @@ def _alarms(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _clearly_worse(h: Headline) -> bool:
+    if h.unit == "number":  # attack numbers: worse than chance (or than 0) by more than their noise
+        excess = h.value - (h.reference or 0.0)
+        return (excess if not h.higher_is_better else -excess) > (h.tolerance or 0.0)
     if h.reference is None:
         return False
     if h.unit == "share":
@@ -118,9 +122,8 @@ def _gate_sentence(gate: GateResult) -> str:
         return (
             f"{gate.label} could not be evaluated ({gate.reason}), and a bar that cannot be evaluated fails."
         )
-    worse = "below" if gate.higher_is_better else "above"
-    value, bar = _number(gate.value, gate.name), _number(gate.bar, gate.name)
-    return f"{gate.label} is {value}, {worse} the bar of {bar}."
+    value, bar = fmt_unit(gate.value, gate.unit), fmt_bar(gate.bar, gate.unit)
+    return f"{gate.label} is {value}, {gate.worse_than} the bar of {bar}."
 
 
 def _finding_sentence(finding: Finding) -> str:
@@ -157,9 +160,3 @@ def _shown(value: float | None, h: Headline) -> str:
     if value is None:
         return "—"
     return f"{100 * value:.1f}%" if h.unit == "share" else f"{value:.1f}"
-
-
-def _number(value: float | None, name: str) -> str:
-    if value is None:
-        return "—"
-    return f"{value:.1f}%" if name in SHARES else f"{value:.1f}"

@@ -156,6 +156,7 @@ def test_public_names_are_exactly_these():
         "Table",
         "__version__",
         "audit",
+        "compute_membership",
         "compute_privacy_stats",
         "report",
     }

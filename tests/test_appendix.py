@@ -46,6 +46,7 @@ HEADINGS = [
     "Association retained",
     "Detection test",
     "Release bars and fingerprints",
+    "Membership inference attacks",
     "References",
 ]
 
@@ -61,6 +62,12 @@ REFERENCE_TITLES = [
     "Revisiting Classifier Two-Sample Tests",
     "Comparing the Areas under Two or More Correlated Receiver Operating Characteristic Curves",
     "Inference for the Generalization Error",
+    "The Inadequacy of Similarity-based Privacy Metrics",
+    "The DCR Delusion",
+    "Membership Inference Attacks against Synthetic Data through Overfitting Detection",
+    "The Use of Confidence or Fiducial Limits Illustrated in the Case of the Binomial",
+    "Auditing Differentially Private Machine Learning",
+    "Membership Inference Attacks From First Principles",
 ]
 
 GLOSSARY_TERMS = [
@@ -68,13 +75,15 @@ GLOSSARY_TERMS = [
     "KS statistic", "phik", "DCR", "nearest neighbour", "proximity ratio", "privacy score", "risk",
     "exact copy", "Gower similarity", "entity view", f"{ALPHA}-precision", f"{BETA}-recall", "authenticity", "TSTR",
     "SRA", "AUROC", "R²", "release bar", "fingerprint", "seed", "orphan", "foreign key", "primary key",
-    "cardinality", "association retained", "detection test",
+    "cardinality", "association retained", "detection test", "membership inference attack", "advantage", "chance level", "Clopper",
+    "confidence interval", "empirical ε lower bound", "ROC curve", "self-test", "TPR and FPR",
 ]  # fmt: skip
 
 # Settings a reader may change, which the appendix must print from the run (never hard-coded).
 PRINTED_SETTINGS = {
     "n_max_train", "n_max_test", "n_max_synth", "n_max_phik", "max_categories", "n_bins",
     "min_category_count", "privacy_q", "privacy_repeats", "n_max_gower", "max_encoded_levels", "n_max_detection",
+    "mia_max_targets",
 }  # fmt: skip
 
 CHANGED = ReportSettings(
@@ -89,6 +98,7 @@ CHANGED = ReportSettings(
     privacy_repeats=3,
     n_max_gower=150,
     max_encoded_levels=6,
+    mia_max_targets=321,
 )
 
 
@@ -226,6 +236,7 @@ def test_a_changed_setting_changes_the_page(default_run, changed_run):
     assert "c = 1.5" in changed and "risk_confidence is not set in this run" in default
     assert "seed (4)" in changed and "seed (0)" in default
     assert "more than 6 training levels" in changed and "more than 50 training levels" in default
+    assert "n = min(321, ⌊|H| / 2⌋, |T|)" in changed and "n = min(5,000, ⌊|H| / 2⌋, |T|)" in default
 
 
 def test_each_reference_is_listed_and_cited(default_run):
@@ -303,8 +314,9 @@ def test_the_constants_written_out_match_the_code(default_run):
         relational,
         utility,
     )
+    from reportgen.metrics import membership as metrics_membership
     from reportgen.metrics.utility_models import FAMILIES
-    from reportgen.privacy import alpha_beta, one_class, proximity
+    from reportgen.privacy import alpha_beta, intervals, membership, one_class, proximity
 
     text = text_of(render("appendix.html.j2", default_run))
     low, high = distributions.PLOT_RANGE
@@ -347,6 +359,22 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"the {detection.N_LEADING} largest falls",
         f"at most {detection.N_IMPORTANCE_ROWS:,} held-out rows",
         f"{100 * detection.CONFIDENCE:g}%, from DeLong's variance",
+    ]
+    expected += [
+        f"shuffled {membership.N_RELABELLINGS} times",
+        f"the {100 * membership.CHANCE_QUANTILE:g}th percentile of the worst attack's AUC",
+        f"ROC curves of at most {membership.N_ROC_POINTS} points",
+        f"distances to the {membership.DENSITY_K}th nearest reference row",
+        f"round({membership.DENSITY_K} |S| / |Href|)",
+        "plants of "
+        + ", ".join(f"{100 * p:g}%" for p in membership.PLANT_SHARES[:-1])
+        + f" and {100 * membership.PLANT_SHARES[-1]:g}% of |S|",
+        "The TPR at FPR "
+        + ", ".join(f"{100 * p:g}%" for p in membership.FPR_LEVELS[:-1])
+        + f" and {100 * membership.FPR_LEVELS[-1]:g}%",
+        f"one-sided at {intervals.CONFIDENCE:.0%}",
+        f"at least {metrics_membership.MIN_TARGETS} targets per side ({metrics_membership.MIN_TARGETS} training, "
+        f"{2 * metrics_membership.MIN_TARGETS} holdout and {metrics_membership.MIN_TARGETS} synthetic rows)",
     ]
     for phrase in expected:
         assert phrase in text, phrase

@@ -96,6 +96,28 @@ def test_privacy_command_prints_the_numbers_of_compute_privacy_stats(folders, ca
     assert table[1].split()[:2] == ["people", f"{expected['people'].privacy_score:.1f}"]
 
 
+def test_privacy_command_with_a_holdout_prints_the_worst_attack_per_table(folders, capsys):
+    import json
+
+    from reportgen.data.io import load
+    from reportgen.metrics.membership import compute_membership
+
+    args = ["privacy", "--train", str(folders / "train"), "--synth", str(folders / "synth")]
+    args += ["--test", str(folders / "test"), "--seed", "3"]
+    assert main([*args, "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    expected = compute_membership(
+        load(folders / "train"), load(folders / "synth"), data_test=load(folders / "test"), seed=3
+    )
+    assert printed["people"]["membership"] == expected["people"].model_dump(mode="json")
+    assert "privacy_score" in printed["people"]
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines.index(next(line for line in lines if "worst attack" in line))
+    worst = expected["people"].worst
+    assert lines[header + 1].split()[:3] == ["people", worst.attack, f"{worst.auc:.3f}"]
+
+
 def _without_run(path, table: str) -> dict:
     """The JSON's sections and findings, every value naming the single table made neutral."""
 

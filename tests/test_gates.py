@@ -7,7 +7,7 @@ import pytest
 import reportgen as rg
 from reportgen.cli import EXIT_BAR_FAILED, EXIT_OK, main
 from reportgen.data.io import write_folder
-from reportgen.gates import DEFAULT_BARS, bars_in_force, parse_bar
+from reportgen.gates import BARS, DEFAULT_BARS, bars_in_force, evaluate_gates, parse_bar
 
 
 def table(n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -95,3 +95,54 @@ def test_bars_from_a_config_file_and_the_command_line_wins(frames, tmp_path, cap
     config.write_text("bars:\n  privacy: 80\n")
     with pytest.raises(rg.LoadError, match=r"unknown key\(s\) \['bars'\]"):
         read_config(config)
+
+
+def test_the_attack_bars_are_maxima_on_their_own_scales():
+    assert bars_in_force({"mia_auc": 0.6, "mia_tpr_at_1pct_fpr": 0.05, "epsilon_lower": 2}) == {
+        **DEFAULT_BARS,
+        "mia_auc": 0.6,
+        "mia_tpr_at_1pct_fpr": 0.05,
+        "epsilon_lower": 2.0,
+    }
+    with pytest.raises(rg.InvalidParameterError, match="'mia_auc' must be a number from 0 to 1. Got 60"):
+        bars_in_force({"mia_auc": 60})
+    with pytest.raises(rg.InvalidParameterError, match="from 0 to infinity"):
+        bars_in_force({"epsilon_lower": -1})
+    assert BARS["mia_auc"].passes(0.6, 0.6) and not BARS["mia_auc"].passes(0.61, 0.6)
+    assert BARS["privacy"].passes(80, 80) and not BARS["privacy"].passes(79.9, 80)
+
+
+def test_an_attack_above_its_bar_fails_the_release_and_page_1_says_so():
+    from reportgen.api import prepare_context
+    from reportgen.headlines import headlines
+    from reportgen.metrics.membership import compute_membership_section
+    from reportgen.render.document import render_html
+    from reportgen.results import ReportResults, RunInfo
+    from reportgen.settings import ReportSettings
+
+    rng = np.random.default_rng(1)
+    train, test = table(400, rng), table(400, rng)
+    leaky = pd.concat([train.iloc[:200], table(200, rng)], ignore_index=True)
+    settings = ReportSettings()
+    result = compute_membership_section(prepare_context(train, test, leaky, settings))
+    run = RunInfo(
+        title="t",
+        reportgen_version="0",
+        created_at="2025-01-01T00:00:00+00:00",
+        seed=0,
+        settings=settings.to_dict(),
+        versions={},
+        has_holdout=True,
+    )
+    results = ReportResults(run=run, sections={"membership": result})
+    found = headlines(results)
+    for name in ("mia_auc", "mia_tpr_at_1pct_fpr", "epsilon_lower"):
+        assert found[name].higher_is_better is BARS[name].higher_is_better is False
+    auc = found["mia_auc"].value
+    assert auc > 0.7
+    results.gates = evaluate_gates(results, {"mia_auc": 0.6, "epsilon_lower": 20.0, "privacy": 80.0})
+    status = {g.name: g.status for g in results.gates.gates}
+    assert status == {"mia_auc": "fail", "epsilon_lower": "pass", "privacy": "not_evaluated"}
+    text = " ".join(render_html(results).split())
+    assert f"membership attack auc is {auc:.2f}, above the bar of 0.6." in text
+    assert "membership attack auc ≤ 0.6" in text and "privacy ≥ 80 (not evaluated" in text

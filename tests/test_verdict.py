@@ -92,9 +92,9 @@ def test_a_copy_of_a_60_row_table_is_caught_and_its_privacy_bar_fails_closed(tmp
     assert "could not be evaluated" in html and "Does not pass" in html
 
 
-def test_an_exact_copies_bar_is_a_lower_is_better_percentage(real, tmp_path):
+def test_an_exact_copies_bar_is_a_lower_is_better_share(real, tmp_path):
     train, test = real
     copied = pd.concat([train.iloc[:40], population(760, 8)], ignore_index=True)
-    results = run(tmp_path, train, test, copied, fail_under={"exact_copies": 1})
+    results = run(tmp_path, train, test, copied, fail_under={"exact_copies": 0.01})
     gate = next(g for g in results.gates.gates if g.name == "exact_copies")
-    assert (gate.status, gate.higher_is_better, round(gate.value, 1)) == ("fail", False, 5.0)
+    assert (gate.status, gate.higher_is_better, round(gate.value, 3)) == ("fail", False, 0.05)

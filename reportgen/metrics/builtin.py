@@ -9,6 +9,7 @@ from reportgen.metrics.association import AssociationResult, compute_association
 from reportgen.metrics.correlation import CorrelationResult, compute_correlation
 from reportgen.metrics.detection import DetectionResult, compute_detection
 from reportgen.metrics.distributions import DistributionsResult, compute_distributions
+from reportgen.metrics.membership import MembershipResult, compute_membership_section
 from reportgen.metrics.overview import OverviewResult, compute_overview
 from reportgen.metrics.privacy import PrivacyResult, compute_privacy
 from reportgen.metrics.registry import Section, register
@@ -18,6 +19,7 @@ from reportgen.metrics.utility import UtilityResult, compute_utility
 from reportgen.render.alpha_beta_figures import alpha_beta_figure
 from reportgen.render.correlation_figures import correlation_figures
 from reportgen.render.distribution_figures import column_figure, pair_figure
+from reportgen.render.membership_figures import roc_figure
 from reportgen.render.privacy_figures import privacy_figure
 from reportgen.render.relational_figures import cardinality_figures
 from reportgen.render.schema_diagram import schema_figure
@@ -140,6 +142,24 @@ DETECTION = register(
         result_type=DetectionResult,
         compute=compute_detection,
         template="sections/detection.html.j2",
+    )
+)
+
+
+def _membership_figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, MembershipResult)
+    return {f"roc:{i}": roc_figure(t) for i, t in enumerate(result.tables)}
+
+
+MEMBERSHIP = register(
+    Section(
+        name="membership",
+        title="Privacy: membership inference attacks",
+        order=45,
+        result_type=MembershipResult,
+        compute=compute_membership_section,
+        template="sections/membership.html.j2",
+        figures=_membership_figures,
     )
 )
 

@@ -249,8 +249,8 @@ def _one_repeat(
     r1, r2 = rows.train[order[:half]], rows.train[order[half : 2 * half]]
     s_prime = rows.synth[rng.choice(len(rows.synth), size=half, replace=False)]
     d_in = knn(r1)[0][:, 0].astype(np.float64)
-    tspr = _ratio(knn(r1, s_prime)[0][:, 0], d_in)
-    ttpr = _ratio(knn(r1, r2)[0][:, 0], d_in)
+    tspr = safe_ratio(knn(r1, s_prime)[0][:, 0], d_in)
+    ttpr = safe_ratio(knn(r1, r2)[0][:, 0], d_in)
     tau = float(np.quantile(ttpr, q))
     at_risk = tspr <= tau
     p_s, p_t = float(at_risk.mean()), float((ttpr <= tau).mean())
@@ -262,11 +262,11 @@ def _one_repeat(
     reference = None
     if rows.test is not None and holdout_rng is not None:
         holdout = _subsample(rows.test, half, holdout_rng)
-        ratios["holdout"] = _ratio(
+        ratios["holdout"] = safe_ratio(
             knn(holdout, s_prime)[0][:, 0], knn(holdout, r1)[0][:, 0].astype(np.float64)
         )
         if len(holdout) == half:  # the holdout in place of S', at the same size
-            p_h = float((_ratio(knn(r1, holdout)[0][:, 0], d_in) <= tau).mean())
+            p_h = float((safe_ratio(knn(r1, holdout)[0][:, 0], d_in) <= tau).mean())
             reference = 100.0 if p_h == 0 else 100.0 * min(1.0, p_t / p_h)
     return _Repeat(
         score=score,
@@ -280,7 +280,7 @@ def _one_repeat(
     )
 
 
-def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+def safe_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     """``numerator / denominator``, with ``EPS`` added to both where the denominator is 0."""
     eps = np.where(denominator == 0, EPS, 0.0)
     return (numerator.astype(np.float64) + eps) / (denominator + eps)

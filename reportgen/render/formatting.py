@@ -31,4 +31,33 @@ def fmt_num(value: float | None, decimals: int = 2) -> str:
     return f"{value:,.{decimals}f}"
 
 
-FILTERS = {"count": fmt_count, "pct": fmt_pct, "num": fmt_num}
+def fmt_unit(value: float | None, unit: str) -> str:
+    """A headline number by its unit: a share as a percentage, a score with one decimal, a number with two.
+
+    Scores are on 0-100; plain numbers are the membership attacks' AUC and epsilon bound.
+    """
+    if unit == "share":
+        return fmt_pct(value, 1)
+    return fmt_num(value, 1 if unit == "score" else 2)
+
+
+def fmt_bar(value: float, unit: str) -> str:
+    """A release bar as the user set it: 80, 0.6, or a share as a percentage (5.0%)."""
+    return fmt_pct(value, 1) if unit == "share" else f"{value:g}"
+
+
+def fmt_change(previous: float, current: float, unit: str) -> str:
+    """The change between two headline numbers: percentage points for a share, signed otherwise."""
+    if unit == "share":
+        return f"{100 * (current - previous):+.1f} pp"
+    return f"{current - previous:+.{1 if unit == 'score' else 2}f}"
+
+
+FILTERS = {
+    "count": fmt_count,
+    "pct": fmt_pct,
+    "num": fmt_num,
+    "unit": fmt_unit,
+    "change": fmt_change,
+    "bar": fmt_bar,
+}

@@ -1,0 +1,191 @@
+"""The membership-inference section: attacks on every table and entity view (METRICS.md section 13).
+
+Per table (keys dropped) and per entity-level view, the attacks of ``reportgen.privacy.membership``
+run on the rows of the shared distance space, with training rows as members and holdout rows as
+non-members, so the section needs a holdout. Each view draws from its own named streams
+(``membership-targets:<view>``, ``-epsilon``, ``-chance``, ``-plants``).
+
+``compute_membership`` is the public function behind the section: ``report()`` runs the same
+per-view code with the same streams, so the two agree on the same inputs and seed.
+
+The headline is the worst case, each number on its own: the highest AUC, the highest TPR at 1% FPR
+and the largest epsilon lower bound over every attack and view, each with the view and attack it
+comes from. A line compares the worst entity view with the worst table (copying whole entities can
+show only at entity level).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
+from reportgen.errors import InvalidParameterError
+from reportgen.metrics.registry import MetricNotComputed
+from reportgen.params import Interval, validate_params
+from reportgen.privacy.membership import SELF_TEST_FPR, MembershipStats, membership_stats, target_count
+from reportgen.results import SectionResult
+from reportgen.settings import MIA_MAX_TARGETS
+
+if TYPE_CHECKING:
+    from reportgen.api import DataInput
+    from reportgen.data.schema import Schema
+
+MIN_TARGETS = 50  # per side: fewer leave every interval too wide to tell anything
+
+NO_HOLDOUT = (
+    "the membership attacks need real rows the generator never saw (a holdout) to play the "
+    "non-members, and none was given. Before fitting the generator, keep a random share of the real "
+    "data back (for example 20-30%; RelationalData.split(0.75, seed) keeps whole entities together), "
+    "fit the generator on the rest only, and pass the kept-back rows as the holdout (data_test in "
+    "Python, --test on the command line)"
+)
+
+
+SHARED_TABLE = (
+    "its holdout rows are its training rows (a table copied to both sides of the split, such as a lookup "
+    "table; for an entity view, its parent table): no row is a non-member"
+)
+
+
+class ViewMembership(BaseModel):
+    """The membership attacks on one table or entity view."""
+
+    table: str = Field(description="Table name; entity views end with ' (entity)'.")
+    view: Literal["table", "entity"]
+    columns: list[str] = Field(description="Columns of the distance space.")
+    stats: MembershipStats
+
+
+class WorstCase(BaseModel):
+    """One headline number: its worst value over attacks and views, and where it comes from."""
+
+    value: float
+    interval: tuple[float, float] | None = None
+    table: str
+    attack: str
+
+
+class MembershipResult(SectionResult):
+    """The attacks on every table and entity view, and the worst case of each headline number."""
+
+    tables: list[ViewMembership]
+    auc: WorstCase = Field(description="Highest AUC, with its 95% DeLong interval.")
+    tpr_at_1pct_fpr: WorstCase = Field(
+        description="Highest TPR at 1% FPR, with its Clopper-Pearson interval."
+    )
+    epsilon_lower: WorstCase = Field(description="Largest empirical epsilon lower bound.")
+    table_auc: WorstCase | None = Field(default=None, description="Highest AUC over the tables.")
+    entity_auc: WorstCase | None = Field(default=None, description="Highest AUC over the entity views.")
+    skipped: dict[str, str] = Field(default_factory=dict, description="Views not attacked, and why.")
+
+
+def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
+    """The membership-inference section of the report."""
+    if ctx.test is None:
+        raise MetricNotComputed(NO_HOLDOUT)
+    outcomes = {name: _view_membership(ctx, name, view) for name, view in ctx.distance_views().items()}
+    measured = [o for o in outcomes.values() if isinstance(o, ViewMembership)]
+    skipped = {name: o for name, o in outcomes.items() if isinstance(o, str)}
+    if not measured:
+        raise MetricNotComputed("; ".join(f"{name}: {reason}" for name, reason in skipped.items()))
+    tables = [v for v in measured if v.view == "table"]
+    entities = [v for v in measured if v.view == "entity"]
+    return MembershipResult(
+        section="membership",
+        tables=measured,
+        auc=_worst_auc(measured),
+        tpr_at_1pct_fpr=_worst_tpr(measured),
+        epsilon_lower=_worst_epsilon(measured),
+        table_auc=_worst_auc(tables) if tables else None,
+        entity_auc=_worst_auc(entities) if entities else None,
+        skipped=skipped,
+    )
+
+
+def _worst_auc(views: list[ViewMembership]) -> WorstCase:
+    """The highest AUC of any attack on any of ``views``, with its interval."""
+    view, attack = max(((v, a) for v in views for a in v.stats.attacks), key=lambda va: va[1].auc)
+    return WorstCase(value=attack.auc, interval=attack.auc_interval, table=view.table, attack=attack.attack)
+
+
+def _worst_tpr(views: list[ViewMembership]) -> WorstCase:
+    view, attack = max(
+        ((v, a) for v in views for a in v.stats.attacks), key=lambda va: va[1].at(SELF_TEST_FPR).tpr
+    )
+    rate = attack.at(SELF_TEST_FPR)
+    return WorstCase(value=rate.tpr, interval=rate.tpr_interval, table=view.table, attack=attack.attack)
+
+
+def _worst_epsilon(views: list[ViewMembership]) -> WorstCase:
+    view, attack = max(((v, a) for v in views for a in v.stats.attacks), key=lambda va: va[1].epsilon_lower)
+    return WorstCase(value=attack.epsilon_lower, table=view.table, attack=attack.attack)
+
+
+def _view_membership(ctx: EvaluationContext, name: str, view: DistanceView) -> ViewMembership | str:
+    """The attacks on one table or entity view, or why they cannot run."""
+    if ctx.holdout_is_training(name.removesuffix(ENTITY_SUFFIX)):
+        return SHARED_TABLE
+    if (reason := skip_reason(view, ctx.settings.mia_max_targets)) is not None:
+        return reason
+    ctx.progress(f"{name}: membership attacks and self-test")
+    stats = membership_stats(
+        view.rows,
+        lambda part: ctx.rng(f"membership-{part}:{name}"),
+        max_targets=ctx.settings.mia_max_targets,
+    )
+    return ViewMembership(table=name, view=view.view, columns=view.columns, stats=stats)
+
+
+def skip_reason(view: DistanceView, max_targets: int) -> str | None:
+    """Why a view cannot be attacked, or None when it can."""
+    if view.space.n_features == 0:
+        return "no column to compare (only keys, identifiers or free text)"
+    rows = view.rows
+    n_test = 0 if rows.test is None else len(rows.test)
+    if target_count(rows, max_targets) < MIN_TARGETS or len(rows.synth) < MIN_TARGETS:
+        return (
+            f"too few rows ({len(rows.train):,} training, {n_test:,} holdout, {len(rows.synth):,} "
+            f"synthetic; the attacks need {MIN_TARGETS} targets per side, so at least {MIN_TARGETS} "
+            f"training, {2 * MIN_TARGETS} holdout and {MIN_TARGETS} synthetic rows)"
+        )
+    return None
+
+
+@validate_params(
+    {
+        "n_max": [Interval(int, 1, None)],
+        "seed": [Interval(int, 0, 2**32 - 1)],
+        "max_targets": [Interval(int, MIN_TARGETS, None)],
+    }
+)
+def compute_membership(
+    data_train: DataInput,
+    data_synth: DataInput,
+    *,
+    data_test: DataInput,
+    n_max: int = 50_000,
+    seed: int = 0,
+    max_targets: int = MIA_MAX_TARGETS,
+    schema: Schema | None = None,
+) -> dict[str, MembershipStats]:
+    """The membership attacks on every table (and entity view): ``{name: MembershipStats}``.
+
+    Same inputs as ``report()``; ``data_test`` is the real holdout the generator never saw (the
+    non-members). ``n_max`` caps the rows of every role as ``report(n_max_train=n_max,
+    n_max_test=n_max, n_max_synth=n_max)`` does, and ``max_targets`` the targets per side, so with
+    the same seed the numbers equal the report's. Views that cannot be attacked (no compared
+    column, too few rows) are left out; the report lists them with the reason.
+    """
+    from reportgen.api import prepare_context
+    from reportgen.settings import ReportSettings
+
+    if data_test is None:
+        raise InvalidParameterError(f"compute_membership needs data_test: {NO_HOLDOUT}.")
+    settings = ReportSettings(
+        seed=seed, n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max, mia_max_targets=max_targets
+    )
+    ctx = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
+    views = {name: _view_membership(ctx, name, view) for name, view in ctx.distance_views().items()}
+    return {name: v.stats for name, v in views.items() if isinstance(v, ViewMembership)}
