@@ -45,8 +45,8 @@ HEADINGS = [
     "Utility: TSTR and synthetic ranking agreement",
     "Association retained",
     "Detection test",
-    "Release bars and fingerprints",
     "Membership inference attacks",
+    "Release bars and fingerprints",
     "References",
 ]
 

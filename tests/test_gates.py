@@ -45,7 +45,7 @@ def test_a_leaky_release_fails_the_privacy_bar_and_says_so(frames, tmp_path):
     bad = rg.report(train, None, leaky, tmp_path / "bad.html")
     assert not bad.gates.passed and [g.name for g in bad.gates.failed] == ["privacy"]
     html = (tmp_path / "bad.html").read_text()
-    assert "Does not pass: privacy score is" in html and "below the bar of 80" in html
+    assert "Does not pass: Privacy score is" in html and "below the bar of 80" in html
     assert rg.ReportResults.load(tmp_path / "bad.json").gates == bad.gates
 
 
@@ -144,5 +144,5 @@ def test_an_attack_above_its_bar_fails_the_release_and_page_1_says_so():
     status = {g.name: g.status for g in results.gates.gates}
     assert status == {"mia_auc": "fail", "epsilon_lower": "pass", "privacy": "not_evaluated"}
     text = " ".join(render_html(results).split())
-    assert f"membership attack auc is {auc:.2f}, above the bar of 0.6." in text
-    assert "membership attack auc ≤ 0.6" in text and "privacy ≥ 80 (not evaluated" in text
+    assert f"Membership attack AUC is {auc:.2f}, above the bar of 0.6;" in text
+    assert "Membership attack AUC ≤ 0.6" in text and "Privacy score ≥ 80 (not evaluated" in text
