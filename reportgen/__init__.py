@@ -24,6 +24,7 @@ __version__ = "0.1.0"
 _LAZY = {  # imported on first use (they load torch)
     "audit": "reportgen.auditing",
     "compute_privacy_stats": "reportgen.metrics.privacy",
+    "compute_privacy_risks": "reportgen.metrics.privacy_risks",
 }
 
 
@@ -55,6 +56,7 @@ __all__ = [
     "Table",
     "__version__",
     "audit",
+    "compute_privacy_risks",
     "compute_privacy_stats",
     "report",
 ]

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reportgen.errors import InvalidParameterError, ReportgenError
+from reportgen.settings import N_RISK_ATTACKS
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
 
@@ -79,11 +80,28 @@ def _parser() -> argparse.ArgumentParser:
         "--n-max-utility", type=int, default=20_000, metavar="N", help="cap on utility rows (default 20000)"
     )
     rep.add_argument(
+        "--risk-attacks",
+        type=int,
+        default=N_RISK_ATTACKS,
+        metavar="N",
+        help=f"targets per side of the singling-out, linkability and inference attacks ({N_RISK_ATTACKS})",
+    )
+    rep.add_argument(
+        "--secret",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="a column the inference attack guesses, repeatable (default: every column, capped)",
+    )
+    rep.add_argument(
         "--fail-under",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="release bar on a headline score, repeatable (e.g. privacy=80 similarity=85); exit 3 if not met",
+        help=(
+            "release bar on a headline, repeatable (e.g. privacy=80 similarity=85; risks in percent are "
+            "maxima: singling_out=5); exit 3 if not met"
+        ),
     )
     rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
     rep.add_argument(
@@ -200,6 +218,8 @@ def _run_report(args: argparse.Namespace) -> int:
         max_categories=args.max_categories,
         privacy_q=args.privacy_q,
         risk_confidence=args.risk_confidence,
+        risk_attacks=args.risk_attacks,
+        risk_secrets=args.secret,
         seed=args.seed,
         title=args.title,
         progress=_progress(args),
@@ -207,8 +227,8 @@ def _run_report(args: argparse.Namespace) -> int:
     _announce(Path(args.out))
     for gate in results.gates.failed:
         print(
-            f"reportgen: release bar failed: {gate.name} is {gate.value:.1f}, below the bar of "
-            f"{gate.bar:g} ({gate.label})",
+            f"reportgen: release bar failed: {gate.name} is {gate.value:.1f}, "
+            f"{'below' if gate.higher_is_better else 'above'} the bar of {gate.bar:g} ({gate.label})",
             file=sys.stderr,
         )
     if results.comparison is not None:

@@ -1,7 +1,9 @@
 """Release gates: bars the headline scores must reach, so a pipeline can stop a release.
 
-Each gate reads one headline number (``reportgen.headlines``; 0-100, higher is better) and passes
-when the number is at least its bar. A gate whose section was not computed (no holdout, no target,
+Each gate reads one headline number (``reportgen.headlines``) on a 0-100 scale (shares as
+percentages). A bar on a score where higher is better is a minimum: the gate passes when the number
+is at least the bar. A bar on a risk (``LOWER_IS_BETTER``) is a maximum: it passes when the number is
+at most the bar. A gate whose section was not computed (no holdout, no target,
 a plugin not installed) is reported as "not evaluated", which does not fail the release: the
 report says so, and a pipeline that needs the number can check ``GateResult.status``. One bar is
 always in force: a training table without synthetic data fails the release.
@@ -19,8 +21,20 @@ from reportgen.errors import InvalidParameterError
 from reportgen.headlines import headlines
 from reportgen.results import GateResult, GatesResult, ReportResults
 
-# headlines on 0-100 where higher is better (authenticity is not one: a perfect generator gets ~50)
-BAR_NAMES = ("similarity", "correlation", "cardinality", "privacy", "alpha_precision", "beta_recall")
+# headlines on 0-100 where higher is better (authenticity is not one: a perfect generator gets ~50),
+# then risks in percent where lower is better
+BAR_NAMES = (
+    "similarity",
+    "correlation",
+    "cardinality",
+    "privacy",
+    "alpha_precision",
+    "beta_recall",
+    "singling_out",
+    "linkability",
+    "inference",
+)
+LOWER_IS_BETTER = frozenset({"singling_out", "linkability", "inference"})
 DEFAULT_BARS: dict[str, float] = {"privacy": 80.0}
 
 
@@ -45,11 +59,15 @@ def evaluate_gates(results: ReportResults, bars: Mapping[str, float]) -> GatesRe
     for name, bar in bars.items():
         headline = found.get(name)
         label = headline.label if headline else name
-        value = headline.value if headline else None
+        value = None if headline is None else headline.value * (100 if headline.unit == "share" else 1)
+        higher = name not in LOWER_IS_BETTER
+        met = value is not None and (value >= bar if higher else value <= bar)
         status: Literal["pass", "fail", "not_evaluated"] = (
-            "not_evaluated" if value is None else "pass" if value >= bar else "fail"
+            "not_evaluated" if value is None else "pass" if met else "fail"
         )
-        gates.append(GateResult(name=name, label=label, bar=bar, value=value, status=status))
+        gates.append(
+            GateResult(name=name, label=label, bar=bar, value=value, status=status, higher_is_better=higher)
+        )
     gates += _completeness_gates(results)
     return GatesResult(gates=gates)
 

@@ -63,6 +63,9 @@ class GateResult(BaseModel):
     bar: float
     value: float | None
     status: Literal["pass", "fail", "not_evaluated"]
+    higher_is_better: bool = Field(
+        default=True, description="True: the bar is a minimum; False: a maximum (a risk in percent)."
+    )
 
 
 class GatesResult(BaseModel):

@@ -15,12 +15,14 @@ import pandas as pd
 import pytest
 
 from reportgen.api import evaluate, prepare_context
+from reportgen.privacy.risks import wilson
 from reportgen.render.environment import environment
 from reportgen.render.formatting import fmt_count
 from reportgen.results import RunInfo
 from reportgen.settings import ReportSettings
 
 # Characters of the page's mathematics that ruff flags as look-alikes of ASCII letters, named here.
+TIMES, DASH = "\N{MULTIPLICATION SIGN}", "\N{EN DASH}"
 MINUS, ALPHA, BETA, NU = (
     "\N{MINUS SIGN}",
     "\N{GREEK SMALL LETTER ALPHA}",
@@ -43,6 +45,7 @@ HEADINGS = [
     "Entity-level views",
     f"{ALPHA}-precision, {BETA}-recall and authenticity",
     "Utility: TSTR and synthetic ranking agreement",
+    "Singling out, linkability and inference",
     "Release bars and fingerprints",
     "References",
 ]
@@ -56,6 +59,9 @@ REFERENCE_TITLES = [
     "A general coefficient of similarity and some of its properties",
     "Deep One-Class Classification",
     "Accuracy and Stability of Numerical Algorithms",
+    "Opinion 05/2014 on Anonymisation Techniques",
+    "A Unified Framework for Quantifying Privacy Risk in Synthetic Data",
+    "Probable inference, the law of succession, and statistical inference",
 ]
 
 GLOSSARY_TERMS = [
@@ -63,13 +69,14 @@ GLOSSARY_TERMS = [
     "KS statistic", "phik", "DCR", "nearest neighbour", "proximity ratio", "privacy score", "risk",
     "exact copy", "Gower similarity", "entity view", f"{ALPHA}-precision", f"{BETA}-recall", "authenticity", "TSTR",
     "SRA", "AUROC", "R²", "release bar", "fingerprint", "seed", "orphan", "foreign key", "primary key",
-    "cardinality",
+    "cardinality", "singling out", "linkability", "inference", "Wilson interval",
 ]  # fmt: skip
 
 # Settings a reader may change, which the appendix must print from the run (never hard-coded).
 PRINTED_SETTINGS = {
     "n_max_train", "n_max_test", "n_max_synth", "n_max_phik", "max_categories", "n_bins",
     "min_category_count", "privacy_q", "privacy_repeats", "n_max_gower", "max_encoded_levels",
+    "risk_attacks",
 }  # fmt: skip
 
 CHANGED = ReportSettings(
@@ -84,6 +91,7 @@ CHANGED = ReportSettings(
     privacy_repeats=3,
     n_max_gower=150,
     max_encoded_levels=6,
+    risk_attacks=400,
 )
 
 
@@ -221,6 +229,13 @@ def test_a_changed_setting_changes_the_page(default_run, changed_run):
     assert "c = 1.5" in changed and "risk_confidence is not set in this run" in default
     assert "seed (4)" in changed and "seed (0)" in default
     assert "more than 6 training levels" in changed and "more than 50 training levels" in default
+    assert "min(400, |T|, |H|)" in changed and "min(1,000, |T|, |H|)" in default
+    for run, text in ((default_run, default), (changed_run, changed)):
+        n = run.settings["risk_attacks"]
+        rate = 100 * wilson(n // 2, n, 0.95)[1]
+        low, half = (100 * wilson(round(p * n), n, 0.95)[1] / (1 - p) * 2**0.5 for p in (0.05, 0.5))
+        assert f"at most ±{rate:.1f} points" in text
+        assert f"±{low:.1f} points when both rates are near 5%, ±{half:.1f} points near 50%" in text
 
 
 def test_each_reference_is_listed_and_cited(default_run):
@@ -291,7 +306,7 @@ def test_the_constants_written_out_match_the_code(default_run):
     from reportgen.metrics import alpha_beta as metrics_alpha_beta
     from reportgen.metrics import correlation, distributions, privacy, relational, utility
     from reportgen.metrics.utility_models import FAMILIES
-    from reportgen.privacy import alpha_beta, one_class, proximity
+    from reportgen.privacy import alpha_beta, one_class, proximity, risks
 
     text = text_of(render("appendix.html.j2", default_run))
     low, high = distributions.PLOT_RANGE
@@ -324,6 +339,14 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"H is a seeded {utility.HOLDOUT_SHARE:.0%} of the training rows and Ri is trained on the other "
         f"{1 - utility.HOLDOUT_SHARE:.0%}",
         f"fewer than {utility.MIN_ROWS} rows",
+        f"a synthetic row and {risks.PREDICATE_COLUMNS} of its columns drawn at random",
+        f"at most {risks.MAX_CANDIDATES:,} distinct candidates are tried per table",
+        f"looks up the {risks.N_NEIGHBOURS} nearest synthetic rows of each",
+        f"Baseline: two lists of {risks.N_NEIGHBOURS} synthetic rows",
+        f"|guess {MINUS} value| ≤ {risks.TOLERANCE} {TIMES} |guess|",
+        f"within {risks.TOLERANCE} {TIMES} the training data's 1st{DASH}99th percentile range",
+        f"Secrets: every column, or {risks.MAX_SECRETS} drawn at random",
+        f"at least {risks.MIN_TARGETS} training, holdout and synthetic rows",
     ]
     for phrase in expected:
         assert phrase in text, phrase
