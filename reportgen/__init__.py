@@ -25,6 +25,7 @@ _LAZY = {  # imported on first use (they load torch)
     "audit": "reportgen.auditing",
     "compute_membership": "reportgen.metrics.membership",
     "compute_privacy_stats": "reportgen.metrics.privacy",
+    "compute_privacy_risks": "reportgen.metrics.privacy_risks",
 }
 
 
@@ -57,6 +58,7 @@ __all__ = [
     "__version__",
     "audit",
     "compute_membership",
+    "compute_privacy_risks",
     "compute_privacy_stats",
     "report",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
@@ -37,7 +37,17 @@ from reportgen.provenance import fingerprints
 from reportgen.render.document import output_format, write_report
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult
 from reportgen.seeding import derived_seed
-from reportgen.settings import N_MAX_DETECTION, N_MAX_PHIK, N_MAX_UTILITY, ReportColumns, ReportSettings
+from reportgen.settings import (
+    MIN_RISK_ATTACKS,
+    N_MAX_DETECTION,
+    N_MAX_PHIK,
+    N_MAX_UTILITY,
+    N_RISK_ATTACKS,
+    LinkColumns,
+    ReportColumns,
+    ReportSettings,
+    check_risk_columns,
+)
 from reportgen.verdict import verdicts
 
 DataInput: TypeAlias = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
@@ -74,6 +84,9 @@ _VERSIONED = (
         "fail_under": [NoneValue(), InstanceOf((Mapping,), "a dict of bar name to number")],
         "previous": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
         "allow_not_evaluated": [InstanceOf((bool,), "a bool")],
+        "risk_attacks": [Interval(int, MIN_RISK_ATTACKS, None)],
+        "risk_secrets": [NoneValue(), InstanceOf((list, tuple), "a list of column names")],
+        "risk_link_columns": [NoneValue(), InstanceOf((list, tuple), "two lists of column names")],
     }
 )
 def report(
@@ -99,6 +112,9 @@ def report(
     fail_under: Mapping[str, float] | None = None,
     previous: str | Path | None = None,
     allow_not_evaluated: bool = False,
+    risk_attacks: int = N_RISK_ATTACKS,
+    risk_secrets: Sequence[str] | None = None,
+    risk_link_columns: LinkColumns = None,
     progress: Progress | None = None,
 ) -> ReportResults:
     """Evaluate synthetic data against real data and write the report to ``path``.
@@ -120,6 +136,9 @@ def report(
     ``allow_not_evaluated=True``.
     ``previous`` is the JSON of a previous release's report: every headline is compared with it
     and regressions are flagged (``results.comparison``).
+    ``risk_attacks``, ``risk_secrets`` and ``risk_link_columns`` are the ``n_attacks``, ``secrets``
+    and ``link_columns`` of ``compute_privacy_risks`` (singling out, linkability, inference), which
+    gives the same numbers.
     ``progress(stage, fraction)`` is called as the work advances.
     """
     output_format(Path(path))
@@ -139,6 +158,9 @@ def report(
         max_categories=max_categories,
         columns=columns or ReportColumns(),
         targets=dict(targets) if targets else None,
+        risk_attacks=risk_attacks,
+        risk_secrets=None if risk_secrets is None else tuple(risk_secrets),
+        risk_link_columns=_link_columns(risk_link_columns),
     )
     notify("Checking the data", 0.0)
     context = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
@@ -184,7 +206,9 @@ def prepare_context(
     synth, synth_findings = conform(train, data_synth, SYNTH, optional=settings.targets)
     check_not_empty(synth, SYNTH)
     findings += synth_findings + key_findings(synth, SYNTH)
-    settings.columns.check({name: train.schema[name].columns for name in train})
+    columns = {name: train.schema[name].columns for name in train}
+    settings.columns.check(columns)
+    check_risk_columns(settings.risk_secrets, settings.risk_link_columns, columns)
     context = EvaluationContext(
         train=train.sample(settings.n_max_train, derived_seed(settings.seed, f"sample:{TRAIN}")),
         test=None
@@ -201,6 +225,13 @@ def prepare_context(
         context.table(name).frame(TRAIN)  # converts every role now: bad values fail before the work
     context.findings += _preparation_findings(context)
     return context
+
+
+def _link_columns(sets: LinkColumns) -> LinkColumns:
+    """The two column sets as a tuple of tuples (checked later by ``check_risk_columns``)."""
+    if sets is None or len(sets) != 2 or any(isinstance(part, str) for part in sets):
+        return sets
+    return tuple(sets[0]), tuple(sets[1])
 
 
 def _step_reporter(notify: Progress, stage: str, fraction: float) -> Callable[[str], None]:

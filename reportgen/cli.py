@@ -14,6 +14,7 @@ from pathlib import Path
 
 from reportgen.errors import InvalidParameterError, ReportgenError
 from reportgen.results import GateResult
+from reportgen.settings import N_RISK_ATTACKS
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
 
@@ -80,14 +81,29 @@ def _parser() -> argparse.ArgumentParser:
         "--n-max-utility", type=int, default=20_000, metavar="N", help="cap on utility rows (default 20000)"
     )
     rep.add_argument(
+        "--risk-attacks",
+        type=int,
+        default=N_RISK_ATTACKS,
+        metavar="N",
+        help=f"targets per side of the singling-out, linkability and inference attacks ({N_RISK_ATTACKS})",
+    )
+    rep.add_argument(
+        "--secret",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="a column the inference attack guesses, repeatable (default: every column, capped)",
+    )
+    rep.add_argument(
         "--fail-under",
         action="append",
         default=[],
         metavar="NAME=VALUE",
         help=(
-            "release bar on a headline, repeatable (e.g. privacy=80 mia_auc=0.6); exit 3 when the number is "
-            "worse than VALUE: below it for the 0-100 scores, above it for mia_auc, mia_tpr_at_1pct_fpr "
-            "(a share, 0-1) and epsilon_lower"
+            "release bar on a headline, repeatable (e.g. privacy=80 mia_auc=0.6 singling_out=0.05); exit 3 "
+            "when the number is worse than VALUE: below it for the 0-100 scores, above it for exact_copies, "
+            "mia_auc, mia_tpr_at_1pct_fpr, epsilon_lower, singling_out, linkability and inference "
+            "(shares 0-1)"
         ),
     )
     rep.add_argument(
@@ -221,6 +237,8 @@ def _run_report(args: argparse.Namespace) -> int:
         max_categories=args.max_categories,
         privacy_q=args.privacy_q,
         risk_confidence=args.risk_confidence,
+        risk_attacks=args.risk_attacks,
+        risk_secrets=args.secret,
         seed=args.seed,
         title=args.title,
         progress=_progress(args),

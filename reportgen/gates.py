@@ -2,13 +2,13 @@
 
 Each gate reads one headline number (``reportgen.headlines``) and fails when the number is worse
 than its bar: below it for the scores (0-100, higher is better), above it for the measures where
-lower is better (``exact_copies`` and ``mia_tpr_at_1pct_fpr`` as shares from 0 to 1, ``mia_auc``
-and ``epsilon_lower`` as plain numbers). ``BARS`` states each bar's direction and range; a number
-equal to its bar passes. Gates fail closed: a bar whose number could not be computed (its section
-did not run, no table was large enough, no holdout or target) is "not evaluated" and fails the
-release with the reason, unless the user opts out (``report(allow_not_evaluated=True)``,
-``--allow-not-evaluated``). One bar is always in force: a training table without synthetic data
-fails the release.
+lower is better (``exact_copies``, ``mia_tpr_at_1pct_fpr``, ``singling_out``, ``linkability`` and
+``inference`` as shares from 0 to 1, ``mia_auc`` and ``epsilon_lower`` as plain numbers). ``BARS``
+states each bar's direction and range; a number equal to its bar passes. Gates fail closed: a bar
+whose number could not be computed (its section did not run, no table was large enough, no holdout
+or target) is "not evaluated" and fails the release with the reason, unless the user opts out
+(``report(allow_not_evaluated=True)``, ``--allow-not-evaluated``). One bar is always in force: a
+training table without synthetic data fails the release.
 
 Bars come from ``DEFAULT_BARS``, overridden by the user (``report(fail_under={...})``, a config
 file, or ``--fail-under name=value`` on the command line).
@@ -59,6 +59,9 @@ BARS: dict[str, Bar] = {
     "mia_auc": Bar(higher_is_better=False, high=1.0, unit="number"),
     "mia_tpr_at_1pct_fpr": Bar(higher_is_better=False, high=1.0, unit="share"),
     "epsilon_lower": Bar(higher_is_better=False, high=math.inf, unit="number"),
+    "singling_out": Bar(higher_is_better=False, high=1.0, unit="share"),
+    "linkability": Bar(higher_is_better=False, high=1.0, unit="share"),
+    "inference": Bar(higher_is_better=False, high=1.0, unit="share"),
 }
 BAR_NAMES = tuple(BARS)
 DEFAULT_BARS: dict[str, float] = {"privacy": 80.0}
@@ -123,6 +126,9 @@ _SECTION_OF = {
     "mia_auc": "membership",
     "mia_tpr_at_1pct_fpr": "membership",
     "epsilon_lower": "membership",
+    "singling_out": "privacy_risks",
+    "linkability": "privacy_risks",
+    "inference": "privacy_risks",
 }
 _LABELS = {
     "cardinality": "Cardinality similarity",

@@ -234,6 +234,46 @@ def _membership(results: ReportResults) -> list[Headline]:
     ]
 
 
+_ATTACKS = (
+    (
+        "singling_out",
+        "Singling-out risk",
+        "How much more often conditions built from the synthetic data isolate exactly one training row "
+        "than one holdout row (the worst table; 0 is best).",
+    ),
+    (
+        "linkability",
+        "Linkability risk",
+        "How much more often the synthetic data lets an attacker join two partial records of a training "
+        "row than of a holdout row (the worst table; 0 is best).",
+    ),
+    (
+        "inference",
+        "Inference risk",
+        "How much more often the synthetic data reveals a column of a training row than of a holdout row "
+        "(the worst table and secret column; 0 is best).",
+    ),
+)
+
+
+def _privacy_risks(results: ReportResults) -> list[Headline]:
+    r = _section(results, "privacy_risks")
+    if r is None:
+        return []
+    return [
+        Headline(
+            name=name,
+            label=label,
+            value=headline.risk,
+            unit="share",
+            higher_is_better=False,
+            meaning=meaning,
+        )
+        for name, label, meaning in _ATTACKS
+        if (headline := getattr(r, name)) is not None
+    ]
+
+
 def _alpha_beta(results: ReportResults) -> list[Headline]:
     r = _section(results, "alpha_beta")
     if r is None:
@@ -384,6 +424,7 @@ READERS: list[Callable[[ReportResults], list[Headline]]] = [
     _relational,
     _membership,
     _privacy,
+    _privacy_risks,
     _alpha_beta,
     _utility,
 ]

@@ -9,6 +9,7 @@ from typing import Any
 from reportgen.errors import InvalidParameterError
 
 ColumnSelection = None | int | Sequence[str] | Mapping[str, int | Sequence[str]]
+LinkColumns = None | tuple[Sequence[str], Sequence[str]]
 
 _SECTIONS = ("univ", "biv", "knn", "phik")
 
@@ -46,6 +47,11 @@ N_MAX_DETECTION = 10_000
 # 5,000 a TPR of 1% has a 95% Clopper-Pearson interval of 0.74%-1.32%, and TPR at 0.1% FPR still
 # rests on 5 false positives. More targets buy little; fewer would blur the low-FPR rates.
 MIA_MAX_TARGETS = 5_000
+
+# Singling out, linkability and inference (reportgen.privacy.risks): targets per side and predicates
+# per singling-out mode. See benchmarks/bench_anonymeter.py for the time and interval widths on adult.
+N_RISK_ATTACKS = 1000
+MIN_RISK_ATTACKS = 50  # fewer targets per side make every interval uninformative
 
 
 @dataclass(frozen=True)
@@ -141,10 +147,50 @@ class ReportSettings:
     mia_max_targets: int = MIA_MAX_TARGETS
     columns: ReportColumns = ReportColumns()
     targets: Mapping[str, str] | None = None
+    risk_attacks: int = N_RISK_ATTACKS
+    risk_secrets: tuple[str, ...] | None = None
+    risk_link_columns: LinkColumns = None
 
     def to_dict(self) -> dict[str, Any]:
         plain = {f.name: getattr(self, f.name) for f in fields(self)}
+        links = self.risk_link_columns
         return plain | {
             "columns": self.columns.to_dict(),
             "targets": dict(self.targets) if self.targets else None,
+            "risk_secrets": list(self.risk_secrets) if self.risk_secrets is not None else None,
+            "risk_link_columns": None if links is None else [list(links[0]), list(links[1])],
         }
+
+
+def check_risk_columns(
+    secrets: Sequence[str] | None, link_columns: LinkColumns, tables: Mapping[str, Sequence[str]]
+) -> None:
+    """Refuse secrets and linkability sets that name no column of any table (a typo drops nothing).
+
+    They apply to every table (and entity view) that holds them; ``link_columns`` must be two
+    non-empty lists of names, without a column in both.
+    """
+    known = {c for columns in tables.values() for c in columns}
+    named = {"risk_secrets": list(secrets or [])}
+    if link_columns is not None:
+        if (
+            not isinstance(link_columns, (tuple, list))
+            or len(link_columns) != 2
+            or any(isinstance(part, str) or not part for part in link_columns)
+        ):
+            raise InvalidParameterError(
+                "risk_link_columns must be two non-empty lists of column names (the attacker's two "
+                f"sets). Got {link_columns!r} instead."
+            )
+        if set(link_columns[0]) & set(link_columns[1]):
+            raise InvalidParameterError(
+                f"risk_link_columns names {sorted(set(link_columns[0]) & set(link_columns[1]))} in both "
+                "sets; each column belongs to one set."
+            )
+        named["risk_link_columns"] = [*link_columns[0], *link_columns[1]]
+    for name, columns in named.items():
+        unknown = [c for c in columns if c not in known]
+        if unknown:
+            raise InvalidParameterError(
+                f"{name} names column(s) {unknown} that no table has (columns: {sorted(known)})."
+            )

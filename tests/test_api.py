@@ -157,6 +157,7 @@ def test_public_names_are_exactly_these():
         "__version__",
         "audit",
         "compute_membership",
+        "compute_privacy_risks",
         "compute_privacy_stats",
         "report",
     }

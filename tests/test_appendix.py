@@ -15,12 +15,14 @@ import pandas as pd
 import pytest
 
 from reportgen.api import evaluate, prepare_context
+from reportgen.privacy.risks import wilson
 from reportgen.render.environment import environment
 from reportgen.render.formatting import fmt_count
 from reportgen.results import RunInfo
 from reportgen.settings import ReportSettings
 
 # Characters of the page's mathematics that ruff flags as look-alikes of ASCII letters, named here.
+TIMES, DASH = "\N{MULTIPLICATION SIGN}", "\N{EN DASH}"
 MINUS, ALPHA, BETA, NU = (
     "\N{MINUS SIGN}",
     "\N{GREEK SMALL LETTER ALPHA}",
@@ -46,6 +48,7 @@ HEADINGS = [
     "Association retained",
     "Detection test",
     "Membership inference attacks",
+    "Singling out, linkability and inference",
     "Release bars and fingerprints",
     "References",
 ]
@@ -68,6 +71,9 @@ REFERENCE_TITLES = [
     "The Use of Confidence or Fiducial Limits Illustrated in the Case of the Binomial",
     "Auditing Differentially Private Machine Learning",
     "Membership Inference Attacks From First Principles",
+    "Opinion 05/2014 on Anonymisation Techniques",
+    "A Unified Framework for Quantifying Privacy Risk in Synthetic Data",
+    "Probable inference, the law of succession, and statistical inference",
 ]
 
 GLOSSARY_TERMS = [
@@ -77,13 +83,14 @@ GLOSSARY_TERMS = [
     "SRA", "AUROC", "R²", "release bar", "fingerprint", "seed", "orphan", "foreign key", "primary key",
     "cardinality", "association retained", "detection test", "membership inference attack", "advantage", "chance level", "Clopper",
     "confidence interval", "empirical ε lower bound", "ROC curve", "self-test", "TPR and FPR",
+    "singling out", "linkability", "inference", "Wilson interval",
 ]  # fmt: skip
 
 # Settings a reader may change, which the appendix must print from the run (never hard-coded).
 PRINTED_SETTINGS = {
     "n_max_train", "n_max_test", "n_max_synth", "n_max_phik", "max_categories", "n_bins",
     "min_category_count", "privacy_q", "privacy_repeats", "n_max_gower", "max_encoded_levels", "n_max_detection",
-    "mia_max_targets",
+    "mia_max_targets", "risk_attacks",
 }  # fmt: skip
 
 CHANGED = ReportSettings(
@@ -99,6 +106,7 @@ CHANGED = ReportSettings(
     n_max_gower=150,
     max_encoded_levels=6,
     mia_max_targets=321,
+    risk_attacks=400,
 )
 
 
@@ -237,6 +245,13 @@ def test_a_changed_setting_changes_the_page(default_run, changed_run):
     assert "seed (4)" in changed and "seed (0)" in default
     assert "more than 6 training levels" in changed and "more than 50 training levels" in default
     assert "n = min(321, ⌊|H| / 2⌋, |T|)" in changed and "n = min(5,000, ⌊|H| / 2⌋, |T|)" in default
+    assert "min(400, |T|, |H|)" in changed and "min(1,000, |T|, |H|)" in default
+    for run, text in ((default_run, default), (changed_run, changed)):
+        n = run.settings["risk_attacks"]
+        rate = 100 * wilson(n // 2, n, 0.95)[1]
+        low, half = (100 * wilson(round(p * n), n, 0.95)[1] / (1 - p) * 2**0.5 for p in (0.05, 0.5))
+        assert f"at most ±{rate:.1f} points" in text
+        assert f"±{low:.1f} points when both rates are near 5%, ±{half:.1f} points near 50%" in text
 
 
 def test_each_reference_is_listed_and_cited(default_run):
@@ -316,7 +331,7 @@ def test_the_constants_written_out_match_the_code(default_run):
     )
     from reportgen.metrics import membership as metrics_membership
     from reportgen.metrics.utility_models import FAMILIES
-    from reportgen.privacy import alpha_beta, intervals, membership, one_class, proximity
+    from reportgen.privacy import alpha_beta, intervals, membership, one_class, proximity, risks
 
     text = text_of(render("appendix.html.j2", default_run))
     low, high = distributions.PLOT_RANGE
@@ -375,6 +390,14 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"one-sided at {intervals.CONFIDENCE:.0%}",
         f"at least {metrics_membership.MIN_TARGETS} targets per side ({metrics_membership.MIN_TARGETS} training, "
         f"{2 * metrics_membership.MIN_TARGETS} holdout and {metrics_membership.MIN_TARGETS} synthetic rows)",
+        f"a synthetic row and {risks.PREDICATE_COLUMNS} of its columns drawn at random",
+        f"at most {risks.MAX_CANDIDATES:,} distinct candidates are tried per table",
+        f"looks up the {risks.N_NEIGHBOURS} nearest synthetic rows of each",
+        f"Baseline: two lists of {risks.N_NEIGHBOURS} synthetic rows",
+        f"|guess {MINUS} value| ≤ {risks.TOLERANCE} {TIMES} |guess|",
+        f"within {risks.TOLERANCE} {TIMES} the training data's 1st{DASH}99th percentile range",
+        f"Secrets: every column, or {risks.MAX_SECRETS} drawn at random",
+        f"at least {risks.MIN_TARGETS} training, holdout and synthetic rows",
     ]
     for phrase in expected:
         assert phrase in text, phrase

@@ -12,6 +12,7 @@ from reportgen.metrics.distributions import DistributionsResult, compute_distrib
 from reportgen.metrics.membership import MembershipResult, compute_membership_section
 from reportgen.metrics.overview import OverviewResult, compute_overview
 from reportgen.metrics.privacy import PrivacyResult, compute_privacy
+from reportgen.metrics.privacy_risks import PrivacyRisksResult, compute_privacy_risks_section
 from reportgen.metrics.registry import Section, register
 from reportgen.metrics.relational import RelationalResult, compute_relational
 from reportgen.metrics.similarity import SimilarityResult, compute_similarity
@@ -178,6 +179,18 @@ PRIVACY = register(
         compute=compute_privacy,
         template="sections/privacy.html.j2",
         figures=_privacy_figures,
+    )
+)
+
+
+PRIVACY_RISKS = register(
+    Section(
+        name="privacy_risks",
+        title="Privacy: singling out, linkability and inference attacks",
+        order=52,
+        result_type=PrivacyRisksResult,
+        compute=compute_privacy_risks_section,
+        template="sections/privacy_risks.html.j2",
     )
 )
 

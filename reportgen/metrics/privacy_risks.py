@@ -1,0 +1,263 @@
+"""The attacks section: singling out, linkability and attribute inference (METRICS.md section 13).
+
+Per table and per entity-level view, on the rows left by the ``n_max`` caps, with the holdout as
+control (``reportgen.privacy.risks`` holds the attacks and says how each number is computed). Without
+a holdout the section is not computed: the control is what makes an attack's success a risk.
+
+Defaults the user can change: ``risk_attacks`` targets per side and predicates per singling-out
+mode; ``risk_secrets``, the columns inference guesses (default: every column, or ``MAX_SECRETS``
+of them drawn at random when a table has more); ``risk_link_columns``, the two column sets of
+linkability (default: the columns shuffled, seeded, and cut in halves).
+
+Where a number is the worst of several attacks (two singling-out modes, several secrets), each of
+those attacks' intervals is at the level ``1 - 0.05 / m`` (Bonferroni, ``m`` attacks), so that the
+worst one still has 95% coverage. The dataset's headline for each attack is the table or view with
+the highest risk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from reportgen.context import DistanceView, EvaluationContext
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.errors import InvalidParameterError
+from reportgen.metrics.registry import MetricNotComputed
+from reportgen.params import Interval, validate_params
+from reportgen.privacy.risks import (
+    CONFIDENCE,
+    MAX_SECRETS,
+    MIN_TARGETS,
+    N_ATTACKS,
+    AttackData,
+    AttackResult,
+    Targets,
+    inference,
+    linkability,
+    singling_out,
+)
+from reportgen.results import SectionResult
+from reportgen.settings import LinkColumns
+
+if TYPE_CHECKING:
+    from reportgen.api import DataInput
+    from reportgen.data.schema import Schema
+
+NO_HOLDOUT = (
+    "these attacks compare training rows with real rows the generator never saw, and no holdout "
+    "data was given. Keep back a random part of the real data (20 to 30% of the rows, or of the "
+    "customers for linked tables: RelationalData.split) before fitting the generator, and pass it "
+    "as data_test (--test on the command line)"
+)
+MODES: tuple[Literal["univariate", "multivariate"], ...] = ("univariate", "multivariate")
+
+
+class ViewRisks(BaseModel):
+    """The three attacks on one table or entity view."""
+
+    table: str = Field(description="Table name; entity views end with ' (entity)'.")
+    view: Literal["table", "entity"]
+    columns: list[str] = Field(description="The columns the attacks read (those of the distance space).")
+    targets: int = Field(ge=1, description="Rows attacked on each side (linkability, inference).")
+    population: int = Field(
+        ge=1, description="Distinct rows per side in which singling out must isolate one."
+    )
+    candidates: int = Field(ge=0, description="Candidate multivariate predicates tried.")
+    singling_out: list[AttackResult] = Field(description="One result per mode that found a predicate.")
+    linkability: AttackResult | None = None
+    inference: list[AttackResult] = Field(description="One result per secret column.")
+
+    def worst(self, attack: str) -> AttackResult | None:
+        """The result with the highest risk among this view's attacks of one kind (first on ties)."""
+        found = {"singling_out": self.singling_out, "inference": self.inference}.get(
+            attack, [self.linkability] if self.linkability else []
+        )
+        return max(found, key=lambda r: r.risk, default=None)
+
+
+class RiskHeadline(BaseModel):
+    """The highest risk of one kind of attack over every table and view, and where it is."""
+
+    risk: float = Field(ge=0, le=1)
+    risk_interval: tuple[float, float]
+    table: str
+    detail: str
+
+
+class PrivacyRisksResult(SectionResult):
+    """Singling out, linkability and inference on every table and view, and the worst of each."""
+
+    tables: list[ViewRisks]
+    singling_out: RiskHeadline | None = None
+    linkability: RiskHeadline | None = None
+    inference: RiskHeadline | None = None
+    skipped: dict[str, str] = Field(default_factory=dict, description="Tables not attacked, and why.")
+
+
+def compute_privacy_risks_section(ctx: EvaluationContext) -> PrivacyRisksResult:
+    """The attacks section of the report."""
+    if ctx.test is None:
+        raise MetricNotComputed(NO_HOLDOUT)
+    tables = {name: _view_risks(ctx, name, view) for name, view in ctx.distance_views().items()}
+    measured = [t for t in tables.values() if isinstance(t, ViewRisks)]
+    skipped = {name: reason for name, reason in tables.items() if isinstance(reason, str)}
+    if not measured:
+        raise MetricNotComputed("; ".join(f"{name}: {reason}" for name, reason in skipped.items()))
+    return PrivacyRisksResult(
+        section="privacy_risks",
+        tables=measured,
+        singling_out=_headline(measured, "singling_out"),
+        linkability=_headline(measured, "linkability"),
+        inference=_headline(measured, "inference"),
+        skipped=skipped,
+    )
+
+
+def _headline(views: list[ViewRisks], attack: str) -> RiskHeadline | None:
+    found = [(view.table, result) for view in views if (result := view.worst(attack)) is not None]
+    if not found:
+        return None
+    table, result = max(found, key=lambda item: item[1].risk)
+    return RiskHeadline(
+        risk=result.risk, risk_interval=result.risk_interval, table=table, detail=result.detail
+    )
+
+
+@validate_params(
+    {
+        "n_attacks": [Interval(int, MIN_TARGETS, None)],
+        "n_max": [Interval(int, 1, None)],
+        "seed": [Interval(int, 0, 2**32 - 1)],
+    }
+)
+def compute_privacy_risks(
+    data_train: DataInput,
+    data_test: DataInput,
+    data_synth: DataInput,
+    *,
+    n_attacks: int = N_ATTACKS,
+    secrets: Sequence[str] | None = None,
+    link_columns: LinkColumns = None,
+    n_max: int = 50_000,
+    seed: int = 0,
+    schema: Schema | None = None,
+) -> dict[str, ViewRisks]:
+    """Singling out, linkability and inference risks of every table (and entity view).
+
+    Same inputs as ``report()``; ``data_test`` is the real holdout the generator never saw (the
+    control: required). ``n_attacks``: targets per side and predicates per singling-out mode;
+    ``secrets``: the columns inference guesses (tables holding none of them use the default, every
+    column up to ``MAX_SECRETS``); ``link_columns``: linkability's two column sets (default: the
+    columns shuffled and cut in halves); ``n_max`` caps the rows of every role as ``report()``'s
+    ``n_max_*`` do, so with the same seed the numbers equal the report's. Tables that cannot be
+    attacked (too few rows, no compared column) are left out; the report lists them with the reason.
+    """
+    from reportgen.api import prepare_context
+    from reportgen.settings import ReportSettings
+
+    if data_test is None:
+        raise InvalidParameterError(f"compute_privacy_risks needs the holdout data: {NO_HOLDOUT}.")
+    settings = ReportSettings(
+        seed=seed,
+        n_max_train=n_max,
+        n_max_test=n_max,
+        n_max_synth=n_max,
+        risk_attacks=n_attacks,
+        risk_secrets=tuple(secrets) if secrets is not None else None,
+        risk_link_columns=link_columns,
+    )
+    ctx = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
+    views = {name: _view_risks(ctx, name, view) for name, view in ctx.distance_views().items()}
+    return {name: risks for name, risks in views.items() if isinstance(risks, ViewRisks)}
+
+
+def _view_risks(ctx: EvaluationContext, name: str, view: DistanceView) -> ViewRisks | str:
+    """The three attacks on one table or entity view, or why it cannot be attacked."""
+    if view.space.n_features == 0:
+        return "no column to attack (only keys, identifiers or free text)"
+    rows = view.rows
+    assert rows.test is not None
+    smallest = min(len(rows.train), len(rows.test), len(rows.synth))
+    if smallest < MIN_TARGETS:
+        return (
+            f"too few rows ({len(rows.train):,} training, {len(rows.test):,} holdout, "
+            f"{len(rows.synth):,} synthetic; the attacks need at least {MIN_TARGETS} of each)"
+        )
+    embedded = {TRAIN: rows.train, TEST: rows.test, SYNTH: rows.synth}
+    data = AttackData.build(view.frames, view.kinds, view.space, embedded)
+    settings = ctx.settings
+    targets = Targets.draw(data, settings.risk_attacks, ctx.rng(f"risks:{name}"))
+    ctx.progress(f"{name}: singling out")
+    found, candidates = _singling_out(ctx, name, data, targets)
+    ctx.progress(f"{name}: linkability")
+    link_rng = ctx.rng(f"linkability:{name}")
+    sets = _link_sets(data.columns, settings.risk_link_columns, link_rng)
+    linked = None if sets is None else linkability(data, targets, sets, link_rng)
+    ctx.progress(f"{name}: inference")
+    return ViewRisks(
+        table=name,
+        view=view.view,
+        columns=list(data.columns),
+        targets=len(targets.members),
+        population=len(targets.member_population),
+        candidates=candidates,
+        singling_out=found,
+        linkability=linked,
+        inference=_inference(ctx, name, data, targets),
+    )
+
+
+def _singling_out(
+    ctx: EvaluationContext, name: str, data: AttackData, targets: Targets
+) -> tuple[list[AttackResult], int]:
+    rng = ctx.rng(f"singling-out:{name}")
+    level = _family_level(len(MODES))
+    found, candidates = [], 0
+    for mode in MODES:
+        result, tried = singling_out(data, targets, mode, ctx.settings.risk_attacks, rng, confidence=level)
+        candidates += tried
+        if result is not None:
+            found.append(result)
+    return found, candidates
+
+
+def _inference(ctx: EvaluationContext, name: str, data: AttackData, targets: Targets) -> list[AttackResult]:
+    rng = ctx.rng(f"inference:{name}")
+    secrets = _secrets(data.columns, ctx.settings.risk_secrets, rng)
+    level = _family_level(len(secrets))
+    found = (inference(data, targets, j, rng, confidence=level) for j in secrets)
+    return [result for result in found if result is not None]
+
+
+def _family_level(m: int) -> float:
+    """The confidence of each of ``m`` intervals whose worst keeps 95% coverage (Bonferroni)."""
+    return 1 - (1 - CONFIDENCE) / max(m, 1)
+
+
+def _secrets(columns: Sequence[str], named: Sequence[str] | None, rng: np.random.Generator) -> list[int]:
+    """The named secrets this table holds; else every column, or ``MAX_SECRETS`` drawn at random."""
+    chosen = [j for j, column in enumerate(columns) if named and column in named]
+    if chosen:
+        return chosen
+    if len(columns) <= MAX_SECRETS:
+        return list(range(len(columns)))
+    return sorted(int(j) for j in rng.choice(len(columns), MAX_SECRETS, replace=False))
+
+
+def _link_sets(
+    columns: Sequence[str], named: LinkColumns, rng: np.random.Generator
+) -> tuple[list[int], list[int]] | None:
+    """The user's two column sets where this table holds some of each; else a seeded split in halves."""
+    if named is not None:
+        sets = tuple([j for j, column in enumerate(columns) if column in part] for part in named)
+        if sets[0] and sets[1]:
+            return sets[0], sets[1]
+    if len(columns) < 2:
+        return None
+    order = rng.permutation(len(columns))
+    half = (len(columns) + 1) // 2
+    return sorted(int(j) for j in order[:half]), sorted(int(j) for j in order[half:])
