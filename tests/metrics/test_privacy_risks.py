@@ -112,7 +112,7 @@ def test_the_command_line_gives_the_report_s_numbers_and_prints_no_record(
     assert gates["singling_out"].status == "fail" and not gates["singling_out"].higher_is_better
     assert gates["linkability"].status == "pass" and gates["linkability"].value < 0.9
     html = out.read_text()
-    assert "Singling out" in html and "singling-out risk is" in html and "above the bar of 20.0%" in html
+    assert "Singling out" in html and "Singling-out risk is" in html and "above the bar of 20.0%" in html
     json_text = out.with_suffix(".json").read_text()
     for value in (RARE_CITY, str(RARE_INCOME), "987654", "987,654"):
         assert value not in html and value not in json_text, value
