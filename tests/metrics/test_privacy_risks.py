@@ -101,7 +101,9 @@ def test_the_command_line_gives_the_report_s_numbers_and_prints_no_record(
     )
     err = capsys.readouterr().err
     assert (
-        "release bar failed: singling_out is" in err and "above the bar of 20.0%" in err and "linkab" not in err
+        "release bar failed: singling_out is" in err
+        and "above the bar of 20.0%" in err
+        and "linkab" not in err
     )
     results = rg.ReportResults.load(out.with_suffix(".json"))
     section = results.sections["privacy_risks"]
