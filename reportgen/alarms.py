@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from reportgen.context import ENTITY_SUFFIX
 from reportgen.headlines import chance_level
 from reportgen.results import Finding, ReportResults
 
@@ -20,7 +21,8 @@ OVERLAP_SHARE = 0.1  # holdout rows equal to a training row beyond this share: t
 
 def section_alarms(results: ReportResults) -> list[Finding]:
     """Every alarm the computed sections raise."""
-    return _copy_alarms(results.computed("privacy")) + _utility_alarms(results.computed("utility"))
+    shared = {f.table for f in results.findings if f.code == "holdout_equals_training"}
+    return _copy_alarms(results.computed("privacy"), shared) + _utility_alarms(results.computed("utility"))
 
 
 def by_severity(findings: list[Finding]) -> list[Finding]:
@@ -28,7 +30,12 @@ def by_severity(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
 
 
-def _copy_alarms(privacy: Any) -> list[Finding]:
+def _copy_alarms(privacy: Any, shared: set[str | None]) -> list[Finding]:
+    """Copies above the holdout's share, and a holdout that overlaps the training rows.
+
+    Tables that a split copied to both sides are left out of the overlap alarm: a finding of their
+    own says so.
+    """
     if privacy is None:
         return []
     alarms = []
@@ -48,7 +55,11 @@ def _copy_alarms(privacy: Any) -> list[Finding]:
             )
             continue
         copies, reference = t.distances.exact_copies, t.distances.exact_copies_holdout
-        if reference is not None and reference > OVERLAP_SHARE:
+        if (
+            reference is not None
+            and reference > OVERLAP_SHARE
+            and t.table.removesuffix(ENTITY_SUFFIX) not in shared
+        ):
             alarms.append(
                 Finding(
                     severity="warning",
