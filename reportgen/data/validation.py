@@ -86,9 +86,9 @@ def _table_key_findings(data: RelationalData, name: str, found: KeyIntegrity, ro
 def missing_synthetic_tables(
     reference: RelationalData, synth: RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
 ) -> list[str]:
-    """Tables of the training data that the synthetic data does not have."""
+    """Tables of the training data that the synthetic data does not have, or has without rows."""
     frames = _frames_of(reference, synth, SYNTH)
-    return [t for t in reference if t not in frames]
+    return [t for t in reference if t not in frames or len(frames[t]) == 0]
 
 
 def missing_table_findings(missing: list[str]) -> list[Finding]:
@@ -99,7 +99,7 @@ def missing_table_findings(missing: list[str]) -> list[Finding]:
             code="synthetic_table_missing",
             table=name,
             message=(
-                "The synthetic data has no table of this name, so nothing about it was evaluated and "
+                "The synthetic data has no rows of this table, so nothing about it was evaluated and "
                 "the release fails. Generate it too, or leave it out of the training data."
             ),
         )

@@ -274,6 +274,9 @@ def test_a_missing_synthetic_table_is_a_failed_bar_in_a_written_report(tmp_path)
         ("error", "players")
     ]
     assert "players" not in {t.name for t in results.sections["overview"].tables}
+    empty = {**synth, "players": train["players"].iloc[:0]}
+    again = rg.report(train, None, empty, tmp_path / "e.html", seed=0)
+    assert [f.table for f in again.findings if f.code == "synthetic_table_missing"] == ["players"]
 
 
 def test_the_command_line_exits_3_naming_a_missing_synthetic_table(tmp_path, capsys):
