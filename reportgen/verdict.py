@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
+from reportgen.data.relational import SINGLE_TABLE_NAME
 from reportgen.headlines import Headline, headlines
 from reportgen.render.formatting import fmt_bar, fmt_unit
 from reportgen.results import ConcernVerdict, Finding, GateResult, ReportResults
@@ -127,7 +128,8 @@ def _gate_sentence(gate: GateResult) -> str:
 
 
 def _finding_sentence(finding: Finding) -> str:
-    where = f" (table {finding.table})" if finding.table and finding.table not in finding.message else ""
+    named = finding.table and finding.table != SINGLE_TABLE_NAME and finding.table not in finding.message
+    where = f" (table {finding.table})" if named else ""
     return f"{finding.message.rstrip('.')}{where}."
 
 
