@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
 from reportgen.errors import InvalidParameterError
-from reportgen.metrics.registry import MetricNotComputed
+from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
 from reportgen.params import Interval, validate_params
 from reportgen.privacy.membership import SELF_TEST_FPR, MembershipStats, membership_stats, target_count
 from reportgen.results import SectionResult
@@ -86,10 +86,7 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
     if ctx.test is None:
         raise MetricNotComputed(NO_HOLDOUT)
     outcomes = {name: _view_membership(ctx, name, view) for name, view in ctx.distance_views().items()}
-    measured = [o for o in outcomes.values() if isinstance(o, ViewMembership)]
-    skipped = {name: o for name, o in outcomes.items() if isinstance(o, str)}
-    if not measured:
-        raise MetricNotComputed("; ".join(f"{name}: {reason}" for name, reason in skipped.items()))
+    measured, skipped = measured_and_skipped(outcomes)
     tables = [v for v in measured if v.view == "table"]
     entities = [v for v in measured if v.view == "entity"]
     return MembershipResult(

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext
 from reportgen.data.validation import SYNTH, TRAIN
-from reportgen.metrics.registry import MetricNotComputed
+from reportgen.metrics.registry import measured_and_skipped
 from reportgen.params import Interval, NoneValue, validate_params
 from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
 from reportgen.privacy.proximity import (
@@ -93,11 +93,8 @@ def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
     copy of a 60-row table shows); they are listed under ``skipped`` for the ratios.
     """
     tables = {name: _view_privacy(ctx, name, view) for name, view in ctx.distance_views().items()}
-    measured = [t for t in tables.values() if isinstance(t, TablePrivacy)]
-    skipped = {name: reason for name, reason in tables.items() if isinstance(reason, str)}
+    measured, skipped = measured_and_skipped(tables)
     skipped |= {t.table: t.proximity_reason for t in measured if t.proximity_reason is not None}
-    if not measured:
-        raise MetricNotComputed("; ".join(f"{name}: {reason}" for name, reason in skipped.items()))
     scored = {t.table: t.proximity for t in measured if t.proximity is not None}
     weakest = min(scored, key=lambda name: (scored[name].privacy_score, name), default=None)
     lookups = _copied_lookup_tables(ctx, measured)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from reportgen.context import DistanceView, EvaluationContext
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.errors import InvalidParameterError
-from reportgen.metrics.registry import MetricNotComputed
+from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
 from reportgen.params import Interval, validate_params
 from reportgen.privacy.risks import (
     CONFIDENCE,
@@ -103,10 +103,7 @@ def compute_privacy_risks_section(ctx: EvaluationContext) -> PrivacyRisksResult:
     if ctx.test is None:
         raise MetricNotComputed(NO_HOLDOUT)
     tables = {name: _view_risks(ctx, name, view) for name, view in ctx.distance_views().items()}
-    measured = [t for t in tables.values() if isinstance(t, ViewRisks)]
-    skipped = {name: reason for name, reason in tables.items() if isinstance(reason, str)}
-    if not measured:
-        raise MetricNotComputed("; ".join(f"{name}: {reason}" for name, reason in skipped.items()))
+    measured, skipped = measured_and_skipped(tables)
     return PrivacyRisksResult(
         section="privacy_risks",
         tables=measured,

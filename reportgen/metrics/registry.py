@@ -13,10 +13,10 @@ returns one) under the ``reportgen.metrics`` entry-point group; built-ins use th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from reportgen.errors import ReportgenError
 from reportgen.results import SectionResult
@@ -27,10 +27,23 @@ if TYPE_CHECKING:
     from reportgen.context import EvaluationContext
 
 ENTRY_POINT_GROUP = "reportgen.metrics"
+T = TypeVar("T")
 
 
 class MetricNotComputed(ReportgenError):
     """Raised by a section's compute step when it cannot run on these inputs; the report goes on."""
+
+
+def measured_and_skipped(outcomes: Mapping[str, T | str]) -> tuple[list[T], dict[str, str]]:
+    """A section's per-view outcomes split into results and the reasons of the views not measured.
+
+    Raises ``MetricNotComputed`` with every reason when no view was measured.
+    """
+    measured = [o for o in outcomes.values() if not isinstance(o, str)]
+    skipped = {name: o for name, o in outcomes.items() if isinstance(o, str)}
+    if not measured:
+        raise MetricNotComputed("; ".join(f"{name}: {reason}" for name, reason in skipped.items()))
+    return measured, skipped
 
 
 @dataclass(frozen=True)
