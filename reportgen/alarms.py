@@ -21,7 +21,7 @@ OVERLAP_SHARE = 0.1  # holdout rows equal to a training row beyond this share: t
 
 def section_alarms(results: ReportResults) -> list[Finding]:
     """Every alarm the computed sections raise."""
-    shared = {f.table for f in results.findings if f.code == "holdout_equals_training"}
+    shared = results.tables_with_training_holdout()
     return _copy_alarms(results.computed("privacy"), shared) + _utility_alarms(results.computed("utility"))
 
 
@@ -30,7 +30,7 @@ def by_severity(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
 
 
-def _copy_alarms(privacy: Any, shared: set[str | None]) -> list[Finding]:
+def _copy_alarms(privacy: Any, shared: set[str]) -> list[Finding]:
     """Copies above the holdout's share, and a holdout that overlaps the training rows.
 
     Tables that a split copied to both sides are left out of the overlap alarm: a finding of their

@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel
 from scipy.integrate import trapezoid
 
+from reportgen.context import ENTITY_SUFFIX
 from reportgen.results import ReportResults
 
 
@@ -34,6 +35,7 @@ class Headline(BaseModel):
     closer_to_reference: bool = False  # True where neither direction is simply better (alpha/beta)
     gap: str | None = None  # which way the number departs from its reference, in words
     tolerance: float | None = None  # a change smaller than this is noise (None: the unit's rule)
+    reference_withheld: str | None = None  # why a reference is not shown although a holdout was given
 
 
 def _section(results: ReportResults, name: str) -> Any | None:
@@ -431,5 +433,56 @@ READERS: list[Callable[[ReportResults], list[Headline]]] = [
 
 
 def headlines(results: ReportResults) -> dict[str, Headline]:
-    """Every headline the results hold, by name, in page order."""
-    return {h.name: h for read in READERS for h in read(results)}
+    """Every headline the results hold, by name, in page order.
+
+    A reference drawn on a table whose holdout is its training data (a lookup table copied to both
+    sides by a split) is withheld with the reason: it would be trivially perfect.
+    """
+    shared = results.tables_with_training_holdout()
+    sources = _reference_tables(results)
+    return {
+        h.name: _withheld_if_shared(h, sources.get(h.name, []), shared)
+        for read in READERS
+        for h in read(results)
+    }
+
+
+def _reference_tables(results: ReportResults) -> dict[str, list[str]]:
+    """The tables (and entity views) each headline's reference is computed on."""
+    found: dict[str, list[str]] = {}
+    for name in ("similarity", "correlation", "association"):
+        if (r := _section(results, name)) is not None:
+            found[name] = [t.table for t in r.tables]
+    if (r := _section(results, "detection")) is not None:
+        found["detection"] = [r.weakest_table]
+    if (r := _section(results, "relational")) is not None:
+        found["cardinality"] = [t for rel in r.relations for t in (rel.child, rel.parent)]
+    if (r := _section(results, "privacy")) is not None:
+        found["privacy"] = [r.weakest_table] if r.weakest_table else []
+        found["exact_copies"] = [r.exact_copies_table] if r.exact_copies_table else []
+    if (r := _section(results, "alpha_beta")) is not None:
+        for name, attribute in (
+            ("alpha_precision", "ip_alpha"),
+            ("beta_recall", "ir_beta"),
+            ("authenticity", "authenticity"),
+        ):
+            found[name] = [r.weakest[attribute]] if attribute in r.weakest else []
+    if (r := _section(results, "utility")) is not None:
+        found["tstr"] = [t.table for t in r.tables if t.tstr is not None][:1]
+    return found
+
+
+def _withheld_if_shared(headline: Headline, tables: list[str], shared: set[str]) -> Headline:
+    """The headline without its reference when that reference is drawn on a shared table."""
+    hit = sorted({t.removesuffix(ENTITY_SUFFIX) for t in tables} & shared)
+    if headline.reference is None or not hit:
+        return headline
+    return headline.model_copy(
+        update={
+            "reference": None,
+            "reference_withheld": (
+                f"withheld: the holdout of {', '.join(hit)} is its training data (a table copied to "
+                "both sides of the split), so the reference would be trivially perfect"
+            ),
+        }
+    )

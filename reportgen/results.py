@@ -167,6 +167,10 @@ class ReportResults(BaseModel):
         result = self.sections.get(name)
         return result if result is not None and result.status == "ok" else None
 
+    def tables_with_training_holdout(self) -> set[str]:
+        """Tables whose holdout rows are their training rows (a lookup table copied by a split)."""
+        return {f.table for f in self.findings if f.code == "holdout_equals_training" and f.table}
+
     def to_json(self) -> str:
         """The results as JSON text (stable key order, so equal results give equal text)."""
         return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True, allow_nan=False)

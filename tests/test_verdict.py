@@ -98,3 +98,28 @@ def test_an_exact_copies_bar_is_a_lower_is_better_share(real, tmp_path):
     results = run(tmp_path, train, test, copied, fail_under={"exact_copies": 0.01})
     gate = next(g for g in results.gates.gates if g.name == "exact_copies")
     assert (gate.status, gate.higher_is_better, round(gate.value, 3)) == ("fail", False, 0.05)
+
+
+def test_references_drawn_on_a_table_copied_to_both_sides_are_withheld_with_the_reason(tmp_path):
+    from reportgen.headlines import headlines
+
+    rng = np.random.default_rng(0)
+    countries = pd.DataFrame(
+        {"country_id": np.arange(30), "region": rng.choice(["north", "south"], 30), "gdp": rng.gamma(2, 9, 30)}
+    )
+    customers = population(600, 4).assign(customer_id=np.arange(600), country_id=rng.integers(0, 30, 600))
+    schema = rg.Schema(
+        countries=rg.Table(country_id=rg.PrimaryKey()),
+        customers=rg.Table(customer_id=rg.PrimaryKey(), country_id=rg.ForeignKey(parent="countries")),
+    )
+    real = rg.RelationalData({"countries": countries, "customers": customers}, schema)
+    train, test = real.split(0.7, seed=0, root="customers")
+    synth = {"countries": countries, "customers": customers.sample(frac=1, random_state=1)[: len(train["customers"])]}
+    results = rg.report(train, test, synth, tmp_path / "r.html", seed=0, risk_attacks=200)
+
+    shown = headlines(results)
+    assert shown["similarity"].reference is None
+    assert "countries" in shown["similarity"].reference_withheld
+    # the membership attacks' reference is chance, not the holdout: it stays
+    assert shown["mia_auc"].reference is not None and shown["mia_auc"].reference_withheld is None
+    assert "Reference withheld: the holdout of countries" in (tmp_path / "r.html").read_text()

@@ -79,6 +79,9 @@ class PrivacyResult(SectionResult):
         description="The holdout's share of rows equal to a training row, same table.",
     )
     weakest_table: str | None = None
+    exact_copies_table: str | None = Field(
+        default=None, description="The table (or view) the exact-copies headline comes from."
+    )
     copied_lookup_tables: list[str] = Field(
         default_factory=list,
         description="Lookup tables the synthetic data copies whole: shown, not in the exact-copies headline.",
@@ -109,6 +112,7 @@ def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
         risk=max((p.risk for p in scored.values()), default=None),
         exact_copies=most_copied.distances.exact_copies,
         exact_copies_reference=most_copied.distances.exact_copies_holdout,
+        exact_copies_table=most_copied.table,
         weakest_table=weakest,
         copied_lookup_tables=lookups,
         skipped=skipped,
