@@ -38,7 +38,7 @@ class ColumnBins:
 
     @property
     def is_numeric(self) -> bool:
-        return self.kind in (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
+        return self.kind.is_ordered
 
     @property
     def n_codes(self) -> int:
@@ -79,7 +79,7 @@ def fit_bins(
 
     ``max_levels`` keeps only the most frequent real levels and pools the rest (pairs use this).
     """
-    if kind in (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME):
+    if kind.is_ordered:
         x = as_numbers(real)
         x = x[~np.isnan(x)]
         if len(x) == 0:

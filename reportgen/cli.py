@@ -80,20 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--n-max-utility", type=int, default=20_000, metavar="N", help="cap on utility rows (default 20000)"
     )
-    rep.add_argument(
-        "--risk-attacks",
-        type=int,
-        default=N_RISK_ATTACKS,
-        metavar="N",
-        help=f"targets per side of the singling-out, linkability and inference attacks ({N_RISK_ATTACKS})",
-    )
-    rep.add_argument(
-        "--secret",
-        action="append",
-        default=None,
-        metavar="COLUMN",
-        help="a column the inference attack guesses, repeatable (default: every column, capped)",
-    )
+    _add_risk_options(rep)
     rep.add_argument(
         "--fail-under",
         action="append",
@@ -120,12 +107,14 @@ def _parser() -> argparse.ArgumentParser:
 
     priv = commands.add_parser(
         "privacy",
-        help="print the privacy score and risk per table, and with --test the membership attacks",
+        help="print the privacy score and risk per table, and with --test the attacks",
         description=(
             "The proximity-ratio privacy statistics of METRICS.md section 7 and, when a holdout is given "
-            "with --test, the membership inference attacks of section 13 (the worst attack per table), "
+            "with --test, the attacks of section 13: membership inference (the worst attack per table) "
+            "and the singling-out, linkability and inference risks (the worst of each per table), "
             "computed exactly as the report computes them (same inputs and seed give the same numbers). "
-            "With --json and --test, each table's object also holds its attacks under 'membership'."
+            "With --json and --test, each table's object also holds its attacks under 'membership' and "
+            "'risks'."
         ),
         epilog=_EPILOG,
     )
@@ -143,6 +132,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="membership attack targets per side (5000)",
     )
+    _add_risk_options(priv)
     priv.add_argument("--json", action="store_true", help="print JSON instead of a table")
     priv.set_defaults(run=_run_privacy)
 
@@ -270,12 +260,31 @@ def _targets(texts: Sequence[str], tables: list[str]) -> dict[str, str]:
     return targets
 
 
+def _add_risk_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the singling-out, linkability and inference attacks."""
+    parser.add_argument(
+        "--risk-attacks",
+        type=int,
+        default=N_RISK_ATTACKS,
+        metavar="N",
+        help=f"targets per side of the singling-out, linkability and inference attacks ({N_RISK_ATTACKS})",
+    )
+    parser.add_argument(
+        "--secret",
+        action="append",
+        default=None,
+        metavar="COLUMN",
+        help="a column the inference attack guesses, repeatable (default: every column, capped)",
+    )
+
+
 def _run_privacy(args: argparse.Namespace) -> int:
     import json
 
     from reportgen.data.io import load, read_schema
     from reportgen.metrics.membership import compute_membership
     from reportgen.metrics.privacy import compute_privacy_stats
+    from reportgen.metrics.privacy_risks import compute_privacy_risks
 
     schema = read_schema(args.schema) if args.schema else None
     train, synth = load(args.train, schema), load(args.synth, schema)
@@ -290,7 +299,7 @@ def _run_privacy(args: argparse.Namespace) -> int:
         seed=args.seed,
         schema=schema,
     )
-    attacks = {}
+    attacks, risks = {}, {}
     if test is not None:
         attacks = compute_membership(
             train,
@@ -301,16 +310,30 @@ def _run_privacy(args: argparse.Namespace) -> int:
             max_targets=args.max_targets,
             schema=schema,
         )
+        risks = compute_privacy_risks(
+            train,
+            test,
+            synth,
+            n_attacks=args.risk_attacks,
+            secrets=args.secret,
+            n_max=args.n_max,
+            seed=args.seed,
+            schema=schema,
+        )
     if args.json:
         printed = {name: s.model_dump(mode="json") for name, s in stats.items()}
-        for name, a in attacks.items():
-            printed.setdefault(name, {})["membership"] = a.model_dump(mode="json")
+        for key, found in (("membership", attacks), ("risks", risks)):
+            for name, a in found.items():
+                printed.setdefault(name, {})[key] = a.model_dump(mode="json")
         print(json.dumps(printed, indent=2))
         return EXIT_OK
     _print_privacy(stats)
     if attacks:
         print()
         _print_attacks(attacks)
+    if risks:
+        print()
+        _print_risks(risks)
     return EXIT_OK
 
 
@@ -341,6 +364,20 @@ def _print_attacks(attacks: dict) -> None:
             f"{name:<{width}}  {worst.attack:<13}  {auc:>21}  {tpr:>25}  {worst.epsilon_lower:7.2f}  "
             f"{chance.auc:10.3f}  {chance.tpr_at_1pct_fpr:10.2%}"
         )
+
+
+def _print_risks(risks: dict) -> None:
+    """The worst singling-out, linkability and inference attack per table, with their intervals."""
+    width = max([5, *(len(name) for name in risks)])
+    print(f"{'table':<{width}}  {'attack':<13}  {'worst':<24}  {'risk (95% interval)':>22}  {'targets':>7}")
+    for name, view in risks.items():
+        for attack in ("singling_out", "linkability", "inference"):
+            worst = view.worst(attack)
+            if worst is None:
+                continue
+            low, high = worst.risk_interval
+            risk = f"{worst.risk:.2%} ({low:.2%}-{high:.2%})"
+            print(f"{name:<{width}}  {attack:<13}  {worst.detail[:24]:<24}  {risk:>22}  {view.targets:7,}")
 
 
 def _run_audit(args: argparse.Namespace) -> int:

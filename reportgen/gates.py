@@ -49,6 +49,7 @@ BARS: dict[str, Bar] = {
     "similarity": Bar(),
     "correlation": Bar(),
     "association": Bar(),
+    "association_entity": Bar(),
     "detection": Bar(),
     "cardinality": Bar(),
     "privacy": Bar(),

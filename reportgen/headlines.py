@@ -63,36 +63,59 @@ def _correlation(results: ReportResults) -> list[Headline]:
     r = _section(results, "correlation")
     if r is None:
         return []
-    reference = None if r.reference_similarity is None else 100 * r.reference_similarity
     return [
-        Headline(
-            name="correlation",
-            label="Correlation similarity",
-            value=100 * r.similarity,
-            reference=reference,
-            unit="score",
-            higher_is_better=True,
-            meaning="How well the associations between columns (phik) are kept (100: exactly).",
+        _share_as_score(
+            "correlation",
+            "Correlation similarity",
+            r.similarity,
+            r.reference_similarity,
+            "How well the associations between columns (phik) are kept (100: exactly).",
         )
     ]
 
 
+def _share_as_score(name: str, label: str, value: float, reference: float | None, meaning: str) -> Headline:
+    """A headline of a 0-1 measure where higher is better, shown on 0-100 with its reference."""
+    return Headline(
+        name=name,
+        label=label,
+        value=100 * value,
+        reference=None if reference is None else 100 * reference,
+        unit="score",
+        higher_is_better=True,
+        meaning=meaning,
+    )
+
+
 def _association(results: ReportResults) -> list[Headline]:
     r = _section(results, "association")
-    if r is None:
+    if r is None or r.retained is None:
         return []
     return [
-        Headline(
-            name="association",
-            label="Association retained",
-            value=100 * r.retained,
-            reference=None if r.reference is None else 100 * r.reference,
-            unit="score",
-            higher_is_better=True,
-            meaning=(
-                "How much of the association between columns (phik) the synthetic data keeps "
-                "(100: all of it; near 0: none, as when each column is generated on its own)."
-            ),
+        _share_as_score(
+            "association",
+            "Association retained",
+            r.retained,
+            r.reference,
+            "How much of the association between columns (phik) the synthetic data keeps "
+            "(100: all of it; near 0: none, as when each column is generated on its own).",
+        )
+    ]
+
+
+def _association_entity(results: ReportResults) -> list[Headline]:
+    r = _section(results, "association")
+    weakest = None if r is None else next((t for t in r.entities if t.table == r.weakest_entity), None)
+    if weakest is None:
+        return []
+    return [
+        _share_as_score(
+            "association_entity",
+            "Association retained, entity level",
+            weakest.retained,
+            weakest.reference,
+            f"The same for a parent row with its children's aggregates, in the view that keeps the least "
+            f"({weakest.table}): whether each parent keeps children that fit it.",
         )
     ]
 
@@ -122,14 +145,12 @@ def _relational(results: ReportResults) -> list[Headline]:
     if r is None:
         return []
     return [
-        Headline(
-            name="cardinality",
-            label="Cardinality similarity",
-            value=100 * r.similarity,
-            reference=None if r.reference is None else 100 * r.reference,
-            unit="score",
-            higher_is_better=True,
-            meaning="How well the number of child rows per parent row is reproduced (100: exactly).",
+        _share_as_score(
+            "cardinality",
+            "Cardinality similarity",
+            r.similarity,
+            r.reference,
+            "How well the number of child rows per parent row is reproduced (100: exactly).",
         )
     ]
 
@@ -422,6 +443,7 @@ READERS: list[Callable[[ReportResults], list[Headline]]] = [
     _similarity,
     _correlation,
     _association,
+    _association_entity,
     _detection,
     _relational,
     _membership,
@@ -453,6 +475,8 @@ def _reference_tables(results: ReportResults) -> dict[str, list[str]]:
     for name in ("similarity", "correlation", "association"):
         if (r := _section(results, name)) is not None:
             found[name] = [t.table for t in r.tables]
+    if (r := _section(results, "association")) is not None and r.weakest_entity is not None:
+        found["association_entity"] = [r.weakest_entity]
     if (r := _section(results, "detection")) is not None:
         found["detection"] = [r.weakest_table]
     if (r := _section(results, "relational")) is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from reportgen.data.relational import SINGLE_TABLE_NAME
+from reportgen.data.relational import HOLDOUT_ADVICE, SINGLE_TABLE_NAME
 from reportgen.headlines import Headline, headlines
 from reportgen.render.formatting import fmt_bar, fmt_unit
 from reportgen.results import ConcernVerdict, Finding, GateResult, ReportResults
@@ -33,6 +33,7 @@ CONCERN_OF: dict[str, Concern] = {
     "correlation": "fidelity",
     "cardinality": "fidelity",
     "association": "fidelity",
+    "association_entity": "fidelity",
     "detection": "fidelity",
     "alpha_precision": "fidelity",
     "beta_recall": "fidelity",
@@ -88,7 +89,36 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
         )
     bars = [g for g in results.gates.gates if CONCERN_OF.get(g.name) == concern and g.status == "pass"]
     met = f"meets its bar{'s' if len(bars) > 1 else ''}; " if bars else ""
-    return ConcernVerdict(concern=concern, status="pass", why=f"{met}{_near(mine)}.".capitalize())
+    if concern == "privacy" and "mia_auc" not in found:
+        return ConcernVerdict(concern=concern, status="concern", why=_distances_only(met, results))
+    evidence = _attacks_at_chance(found) if concern == "privacy" else _near(mine)
+    return ConcernVerdict(concern=concern, status="pass", why=_sentence(f"{met}{evidence}."))
+
+
+def _sentence(text: str) -> str:
+    """``text`` with its first letter capitalised (``str.capitalize`` would lower the rest)."""
+    return text[:1].upper() + text[1:]
+
+
+def _distances_only(met: str, results: ReportResults) -> str:
+    """Why a privacy verdict built on distances alone is not a pass, and what to do."""
+    opening = f"{met.removesuffix('; ')}, but on distances alone" if met else "Measured on distances alone"
+    membership = results.sections.get("membership")
+    if results.run.has_holdout and membership is not None and membership.reason:
+        return _sentence(f"{opening}: no membership attack could run ({membership.reason}).")
+    return _sentence(
+        f"{opening}: the attacks (membership inference, singling out, linkability, inference) need "
+        f"real rows the generator never saw, and no holdout was given. {HOLDOUT_ADVICE}."
+    )
+
+
+def _attacks_at_chance(found: dict[str, Headline]) -> str:
+    """The attack evidence behind a privacy pass: the strongest attack against its chance level."""
+    auc = found["mia_auc"]
+    return (
+        f"the strongest membership attack does no better than chance at these sizes (AUC {auc.value:.3f}, "
+        f"chance reaches {_shown(auc.reference, auc)}); its other measures are near their references"
+    )
 
 
 def _alarms(findings: Iterable[Finding]) -> list[Finding]:

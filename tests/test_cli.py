@@ -101,21 +101,25 @@ def test_privacy_command_with_a_holdout_prints_the_worst_attack_per_table(folder
 
     from reportgen.data.io import load
     from reportgen.metrics.membership import compute_membership
+    from reportgen.metrics.privacy_risks import compute_privacy_risks
 
     args = ["privacy", "--train", str(folders / "train"), "--synth", str(folders / "synth")]
-    args += ["--test", str(folders / "test"), "--seed", "3"]
+    args += ["--test", str(folders / "test"), "--seed", "3", "--risk-attacks", "100"]
     assert main([*args, "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    expected = compute_membership(
-        load(folders / "train"), load(folders / "synth"), data_test=load(folders / "test"), seed=3
-    )
+    train, test, synth = (load(folders / role) for role in ("train", "test", "synth"))
+    expected = compute_membership(train, synth, data_test=test, seed=3)
+    risks = compute_privacy_risks(train, test, synth, n_attacks=100, seed=3)
     assert printed["people"]["membership"] == expected["people"].model_dump(mode="json")
+    assert printed["people"]["risks"] == risks["people"].model_dump(mode="json")
     assert "privacy_score" in printed["people"]
     assert main(args) == 0
     lines = capsys.readouterr().out.splitlines()
     header = lines.index(next(line for line in lines if "worst attack" in line))
     worst = expected["people"].worst
     assert lines[header + 1].split()[:3] == ["people", worst.attack, f"{worst.auc:.3f}"]
+    linkability = next(line for line in lines if line.split()[:2] == ["people", "linkability"])
+    assert f"{risks['people'].linkability.risk:.2%}" in linkability
 
 
 def _without_run(path, table: str) -> dict:

@@ -105,7 +105,11 @@ def test_references_drawn_on_a_table_copied_to_both_sides_are_withheld_with_the_
 
     rng = np.random.default_rng(0)
     countries = pd.DataFrame(
-        {"country_id": np.arange(30), "region": rng.choice(["north", "south"], 30), "gdp": rng.gamma(2, 9, 30)}
+        {
+            "country_id": np.arange(30),
+            "region": rng.choice(["north", "south"], 30),
+            "gdp": rng.gamma(2, 9, 30),
+        }
     )
     customers = population(600, 4).assign(customer_id=np.arange(600), country_id=rng.integers(0, 30, 600))
     schema = rg.Schema(
@@ -114,7 +118,10 @@ def test_references_drawn_on_a_table_copied_to_both_sides_are_withheld_with_the_
     )
     real = rg.RelationalData({"countries": countries, "customers": customers}, schema)
     train, test = real.split(0.7, seed=0, root="customers")
-    synth = {"countries": countries, "customers": customers.sample(frac=1, random_state=1)[: len(train["customers"])]}
+    synth = {
+        "countries": countries,
+        "customers": customers.sample(frac=1, random_state=1)[: len(train["customers"])],
+    }
     results = rg.report(train, test, synth, tmp_path / "r.html", seed=0, risk_attacks=200)
 
     shown = headlines(results)
@@ -123,3 +130,21 @@ def test_references_drawn_on_a_table_copied_to_both_sides_are_withheld_with_the_
     # the membership attacks' reference is chance, not the holdout: it stays
     assert shown["mia_auc"].reference is not None and shown["mia_auc"].reference_withheld is None
     assert "Reference withheld: the holdout of countries" in (tmp_path / "r.html").read_text()
+
+
+def test_privacy_on_distances_alone_is_a_concern_that_says_how_to_keep_a_holdout(real, tmp_path):
+    train, _ = real
+    results = run(tmp_path, train, None, population(800, 3))
+    privacy = next(v for v in results.verdicts if v.concern == "privacy")
+    assert privacy.status == "concern" and results.gates.passed
+    assert "distances alone" in privacy.why and "no holdout was given" in privacy.why
+    assert "RelationalData.split" in privacy.why  # what to do, with its capitals kept
+
+
+def test_a_privacy_pass_names_the_attack_evidence(real, tmp_path):
+    train, test = real
+    results = run(tmp_path, train, test, population(800, 3))
+    privacy = next(v for v in results.verdicts if v.concern == "privacy")
+    assert (
+        privacy.status == "pass" and "strongest membership attack does no better than chance" in privacy.why
+    )

@@ -24,6 +24,11 @@ from reportgen.errors import DataError, InvalidParameterError, SchemaError
 from reportgen.params import Interval, NoneValue, Options, check_param
 
 SINGLE_TABLE_NAME = "table"
+HOLDOUT_ADVICE = (
+    "Before fitting the generator, keep a random 20-30% of the real data back "
+    "(RelationalData.split(0.75, seed=0) keeps each entity's rows together), fit the generator on the "
+    "rest only, and pass the kept-back rows as the holdout (data_test in Python, --test on the command line)"
+)
 MIN_SERVED = 0.5  # whole-entity sampling is kept while every table gets half the rows the cap allows
 
 

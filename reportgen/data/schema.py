@@ -46,6 +46,11 @@ class ColumnKind(str, Enum):
     TEXT = "text"
     ID = "id"
 
+    @property
+    def is_ordered(self) -> bool:
+        """Whether values are numbers on a line (numbers, integers, dates): binned, not levelled."""
+        return self in (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
+
     @classmethod
     def parse(cls, value: ColumnKind | str, where: str) -> ColumnKind:
         """Read a kind from its name, accepting common synonyms ("numerical", "ordinal", ...)."""

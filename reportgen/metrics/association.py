@@ -30,16 +30,25 @@ Choices, stated in the report:
 - A table whose counted pairs hold no association (``sum phi_T = 0``) is not measured, with why.
 - The dataset's value pools the counted pairs of every table (the table values weighted by their
   ``sum phi_T``), as the correlation similarity pools its pairs.
+- Each entity view (a parent's rows with aggregates of its children, ``reportgen.data.entities``)
+  is measured the same way, on its own phik matrices: a generator that makes child rows without
+  regard to their parent keeps every table's own associations and loses those between a parent's
+  columns and its children's aggregates, which only the entity view holds. The entity headline is
+  the view that keeps the least; entity views are not pooled with the tables (their parent columns
+  would count twice).
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reportgen.context import EvaluationContext
+from reportgen.context import ENTITY_SUFFIX, EvaluationContext
+from reportgen.data.entities import entity_tables
 from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.metrics.correlation import PhikMatrices, phik_matrices
+from reportgen.metrics.correlation import PhikMatrices, phik_matrices, phik_of_frames
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.results import SectionResult
 
@@ -55,9 +64,10 @@ class ColumnPair(BaseModel):
 
 
 class TableAssociation(BaseModel):
-    """Association retained in one table, with the sums it is made of."""
+    """Association retained in one table or entity view, with the sums it is made of."""
 
-    table: str
+    table: str = Field(description="Table name; entity views end with ' (entity)'.")
+    view: Literal["table", "entity"] = "table"
     retained: float = Field(ge=0, le=1, description="1 - sum|phi_T - phi_S| / sum phi_T, at least 0.")
     reference: float | None = Field(default=None, ge=0, le=1, description="The same with phi_H for phi_S.")
     n_pairs: int = Field(ge=1, description="Column pairs counted.")
@@ -71,12 +81,16 @@ class TableAssociation(BaseModel):
 
 
 class AssociationResult(SectionResult):
-    """The association section: per table, and the dataset's value over every counted pair."""
+    """The association section: per table and entity view, the tables' pooled value, the weakest view."""
 
     tables: list[TableAssociation]
-    retained: float = Field(ge=0, le=1)
+    retained: float | None = Field(default=None, ge=0, le=1, description="All tables' pairs pooled.")
     reference: float | None = Field(default=None, ge=0, le=1)
-    skipped: dict[str, str] = Field(default_factory=dict, description="Tables not measured, and why.")
+    entities: list[TableAssociation] = Field(default_factory=list, description="The entity views.")
+    weakest_entity: str | None = Field(default=None, description="The entity view that keeps the least.")
+    skipped: dict[str, str] = Field(
+        default_factory=dict, description="Tables and views not measured, and why."
+    )
     noise_z: float = Field(description="Phik significance below which a pair is noise (NOISE_Z).")
 
 
@@ -102,33 +116,66 @@ def noise_pairs(significance: list[np.ndarray]) -> np.ndarray:
 
 
 def compute_association(ctx: EvaluationContext) -> AssociationResult:
-    """Association retained in every table with two or more phik columns, and in the dataset."""
+    """Association retained in every table and entity view with two or more phik columns."""
     tables: list[TableAssociation] = []
     skipped: dict[str, str] = {}
     for prep in map(ctx.table, ctx.table_names):
-        phik = phik_matrices(prep)
-        measured = "fewer than two columns that phik can compare" if phik is None else _table(prep.name, phik)
-        if isinstance(measured, str):
-            skipped[prep.name] = measured
-        else:
-            tables.append(measured)
-    if not tables:
-        raise MetricNotComputed("; ".join(f"table {name!r}: {reason}" for name, reason in skipped.items()))
-    total = sum(t.real_total for t in tables)
-    reference = None
-    if all(t.reference_difference is not None for t in tables):
-        reference = _clipped(1.0 - sum(t.reference_difference or 0.0 for t in tables) / total)
+        _add(tables, skipped, prep.name, phik_matrices(prep))
+    entities: list[TableAssociation] = []
+    for parent in entity_tables(ctx.train.schema):
+        name = parent + ENTITY_SUFFIX
+        _add(entities, skipped, name, _entity_phik(ctx, parent, name), view="entity")
+    if not tables and not entities:
+        raise MetricNotComputed("; ".join(f"{name!r}: {reason}" for name, reason in skipped.items()))
+    weakest = min(entities, key=lambda t: (t.retained, t.table), default=None)
+    retained, reference = _pooled(tables)
     return AssociationResult(
         section="association",
         tables=tables,
-        retained=_clipped(1.0 - sum(t.difference for t in tables) / total),
+        retained=retained,
         reference=reference,
+        entities=entities,
+        weakest_entity=None if weakest is None else weakest.table,
         skipped=skipped,
         noise_z=NOISE_Z,
     )
 
 
-def _table(table: str, phik: PhikMatrices) -> TableAssociation | str:
+def _pooled(tables: list[TableAssociation]) -> tuple[float | None, float | None]:
+    """The tables' value and reference over their pooled pairs (None: no table, or no holdout)."""
+    if not tables:
+        return None, None
+    total = sum(t.real_total for t in tables)
+    reference = None
+    if all(t.reference_difference is not None for t in tables):
+        reference = _clipped(1.0 - sum(t.reference_difference or 0.0 for t in tables) / total)
+    return _clipped(1.0 - sum(t.difference for t in tables) / total), reference
+
+
+def _add(
+    measured: list[TableAssociation],
+    skipped: dict[str, str],
+    name: str,
+    phik: PhikMatrices | None,
+    view: Literal["table", "entity"] = "table",
+) -> None:
+    """Measure one table or view into ``measured``, or record in ``skipped`` why it cannot be."""
+    result = "fewer than two columns that phik can compare" if phik is None else _table(name, phik, view)
+    if isinstance(result, str):
+        skipped[name] = result
+    else:
+        measured.append(result)
+
+
+def _entity_phik(ctx: EvaluationContext, parent: str, name: str) -> PhikMatrices | None:
+    """The phik matrices of a parent's entity view (its columns and its children's aggregates)."""
+    entity = ctx.entity(parent)
+    columns = list(entity.kinds)
+    numeric = {c for c, kind in entity.kinds.items() if kind.is_ordered}
+    return phik_of_frames(ctx, name, entity.frames, columns, numeric)
+
+
+def _table(table: str, phik: PhikMatrices, view: Literal["table", "entity"]) -> TableAssociation | str:
     real, synth, holdout = phik.matrices[TRAIN], phik.matrices[SYNTH], phik.matrices.get(TEST)
     noise = noise_pairs([phik.significance[role] for role in (TRAIN, TEST) if role in phik.significance])
     upper = np.triu(np.ones(real.shape, dtype=bool), k=1)
@@ -143,6 +190,7 @@ def _table(table: str, phik: PhikMatrices) -> TableAssociation | str:
     assert retained is not None
     return TableAssociation(
         table=table,
+        view=view,
         retained=retained,
         reference=None if holdout is None else association_retained(real, holdout, counted),
         n_pairs=int(counted.sum()),

@@ -32,6 +32,7 @@ association from noise.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -152,16 +153,33 @@ def phik_matrices(prep: PreparedTable) -> PhikMatrices | None:
 def _phik_matrices(prep: PreparedTable) -> PhikMatrices | None:
     ctx = prep.context
     columns = ctx.settings.columns.select("phik", prep.name, prep.compared_columns)
+    frames = {role: f for role in (TRAIN, TEST, SYNTH) if (f := prep.frame(role)) is not None}
+    return phik_of_frames(ctx, prep.name, frames, columns, {c for c in columns if prep.bins[c].is_numeric})
+
+
+def phik_of_frames(
+    ctx: EvaluationContext,
+    name: str,
+    frames: Mapping[str, pd.DataFrame],
+    columns: list[str],
+    numeric: set[str],
+) -> PhikMatrices | None:
+    """The phik matrices of ``columns`` in each role's frame of a table or entity view ``name``.
+
+    ``numeric`` columns are cut into phik's uniform bins on the training rows; the others are
+    categories. Records the findings about them (sampling, constant columns). None: fewer than two
+    columns.
+    """
     if len(columns) < 2:
         return None
-    ctx.progress(f"{prep.name}: phik matrices")
-    frames, sampled = _sampled_frames(ctx, prep, columns)
+    ctx.progress(f"{name}: phik matrices")
+    frames, sampled = _sampled_frames(ctx, name, frames, columns)
     if sampled:
-        ctx.findings.append(_sampling_finding(prep.name, ctx.settings.n_max_phik))
-    edges = _interval_edges(prep, frames[TRAIN], columns)
+        ctx.findings.append(_sampling_finding(name, ctx.settings.n_max_phik))
+    edges = _interval_edges(frames[TRAIN], [c for c in columns if c in numeric])
     codes = {role: _codes(frame, columns, edges) for role, frame in frames.items()}
     constant = {role: [c for c in columns if codes[role][c].nunique() < 2] for role in codes}
-    ctx.findings += [_constant_finding(prep.name, c, role) for role, cs in constant.items() for c in cs]
+    ctx.findings += [_constant_finding(name, c, role) for role, cs in constant.items() for c in cs]
     return PhikMatrices(
         columns=columns,
         matrices={role: _phik(codes[role], constant[role]) for role in codes},
@@ -195,32 +213,30 @@ def _table_correlation(table: str, phik: PhikMatrices) -> TableCorrelation:
 
 
 def _sampled_frames(
-    ctx: EvaluationContext, prep: PreparedTable, columns: list[str]
+    ctx: EvaluationContext, name: str, frames: Mapping[str, pd.DataFrame], columns: list[str]
 ) -> tuple[dict[str, pd.DataFrame], bool]:
     """Each role's rows, a uniform seeded sample of ``n_max_phik`` rows where there are more.
 
     Also says whether any role was sampled.
     """
-    rng = ctx.rng(f"phik:{prep.name}")
+    rng = ctx.rng(f"phik:{name}")
     cap = ctx.settings.n_max_phik
-    frames, sampled = {}, False
+    sampled_frames, sampled = {}, False
     for role in (TRAIN, TEST, SYNTH):  # fixed order: the draws do not depend on dict order
-        frame = prep.frame(role)
+        frame = frames.get(role)
         if frame is None:
             continue
         if len(frame) > cap:
             frame = frame.iloc[np.sort(rng.choice(len(frame), size=cap, replace=False))]
             sampled = True
-        frames[role] = frame[columns]
-    return frames, sampled
+        sampled_frames[role] = frame[columns]
+    return sampled_frames, sampled
 
 
-def _interval_edges(prep: PreparedTable, real: pd.DataFrame, columns: list[str]) -> dict[str, np.ndarray]:
+def _interval_edges(real: pd.DataFrame, numeric: list[str]) -> dict[str, np.ndarray]:
     """Phik's uniform bin edges of each numeric or datetime column, on the real rows, outer bins open."""
     edges = {}
-    for column in columns:
-        if not prep.bins[column].is_numeric:
-            continue
+    for column in numeric:
         x = as_numbers(real[column])
         x = x[np.isfinite(x)]
         inner = bin_edges(x, PHIK_BINS)[1:-1] if len(x) else np.empty(0)

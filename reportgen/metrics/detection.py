@@ -54,7 +54,6 @@ from reportgen.data.entities import entity_tables
 from reportgen.data.schema import ColumnKind
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotComputed
-from reportgen.metrics.utility_models import NUMBER_KINDS
 from reportgen.results import SectionResult
 
 N_FOLDS = 5
@@ -263,14 +262,14 @@ def _features(
     """
     columns, categorical = [], []
     for column, kind in kinds.items():
-        if kind in NUMBER_KINDS:
+        if kind.is_ordered:
             columns.append(np.concatenate([as_numbers(real[column]), as_numbers(other[column])]))
         else:
             bins = fit_bins(column, kind, real[column], max_levels=MAX_LEVELS)
             columns.append(
                 np.concatenate([bins.codes(real[column]), bins.codes(other[column])]).astype(float)
             )
-        categorical.append(kind not in NUMBER_KINDS)
+        categorical.append(not kind.is_ordered)
     return np.column_stack(columns), np.array(categorical)
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
+from reportgen.data.relational import HOLDOUT_ADVICE
 from reportgen.errors import InvalidParameterError
 from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
 from reportgen.params import Interval, validate_params
@@ -36,10 +37,7 @@ MIN_TARGETS = 50  # per side: fewer leave every interval too wide to tell anythi
 
 NO_HOLDOUT = (
     "the membership attacks need real rows the generator never saw (a holdout) to play the "
-    "non-members, and none was given. Before fitting the generator, keep a random share of the real "
-    "data back (for example 20-30%; RelationalData.split(0.75, seed) keeps whole entities together), "
-    "fit the generator on the rest only, and pass the kept-back rows as the holdout (data_test in "
-    "Python, --test on the command line)"
+    f"non-members, and none was given. {HOLDOUT_ADVICE}"
 )
 
 

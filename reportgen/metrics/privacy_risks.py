@@ -24,6 +24,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from reportgen.context import DistanceView, EvaluationContext
+from reportgen.data.relational import HOLDOUT_ADVICE
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.errors import InvalidParameterError
 from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
@@ -49,9 +50,7 @@ if TYPE_CHECKING:
 
 NO_HOLDOUT = (
     "these attacks compare training rows with real rows the generator never saw, and no holdout "
-    "data was given. Keep back a random part of the real data (20 to 30% of the rows, or of the "
-    "customers for linked tables: RelationalData.split) before fitting the generator, and pass it "
-    "as data_test (--test on the command line)"
+    f"data was given. {HOLDOUT_ADVICE}"
 )
 MODES: tuple[Literal["univariate", "multivariate"], ...] = ("univariate", "multivariate")
 

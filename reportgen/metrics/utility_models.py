@@ -72,7 +72,6 @@ from reportgen.data.schema import ColumnKind
 from reportgen.metrics.targets import Task
 
 MISSING_LEVEL = "(missing)"
-NUMBER_KINDS = (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
 
 
 @dataclass(frozen=True)
@@ -181,7 +180,7 @@ def feature_frame(frame: pd.DataFrame, kinds: dict[str, ColumnKind]) -> pd.DataF
         if kind is ColumnKind.DATETIME:
             seconds = values.astype("int64").astype(float) / 1e9
             out[column] = seconds.where(values.notna(), np.nan)
-        elif kind in NUMBER_KINDS:
+        elif kind.is_ordered:
             out[column] = values.astype(float)
         else:
             out[column] = pd.Series(values.to_numpy(dtype=object, na_value=np.nan), index=frame.index)
@@ -190,8 +189,8 @@ def feature_frame(frame: pd.DataFrame, kinds: dict[str, ColumnKind]) -> pd.DataF
 
 def preprocessor(kinds: dict[str, ColumnKind], max_categories: int) -> ColumnTransformer:
     """The features' preparation (unfitted): numbers imputed and standardised, categories one-hot."""
-    numbers = [c for c, k in kinds.items() if k in NUMBER_KINDS]
-    categories = [c for c, k in kinds.items() if k not in NUMBER_KINDS]
+    numbers = [c for c, k in kinds.items() if k.is_ordered]
+    categories = [c for c, k in kinds.items() if not k.is_ordered]
     numeric = Pipeline(
         [
             ("impute", SimpleImputer(strategy="median", add_indicator=True, keep_empty_features=True)),

@@ -46,7 +46,6 @@ from reportgen.settings import MAX_ENCODED_LEVELS
 CLIP_LOW, CLIP_HIGH = -0.5, 1.5
 ONE_HOT = np.float32(1 / np.sqrt(2))
 MISSING_LEVEL = "(missing)"
-_NUMERIC_KINDS = (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
 _CATEGORICAL_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
 
 
@@ -149,7 +148,7 @@ class DistanceSpace:
         check_columns(frame, kinds, "training")
         encodings: list[Encoding] = []
         for column, kind in kinds.items():
-            if kind in _NUMERIC_KINDS:
+            if kind.is_ordered:
                 missing_elsewhere = any(column in o and bool(o[column].isna().any()) for o in others)
                 encodings.append(_fit_numeric(column, kind, frame[column], missing_elsewhere))
             elif kind in _CATEGORICAL_KINDS:

@@ -50,7 +50,6 @@ from reportgen.params import InstanceOf, Interval, validate_params
 from reportgen.privacy.distance_space import category_labels, check_columns, column_numbers, kept_levels
 from reportgen.settings import MAX_ENCODED_LEVELS
 
-NUMERIC_KINDS = (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
 CATEGORICAL_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
 CLIP = 1e12  # scaled values beyond +-CLIP ranges (infinities) are clipped: any term with them is capped
 CHUNK_ROWS = 32  # query rows per block
@@ -147,7 +146,7 @@ class GowerSpace:
         """
         kinds = {c: ColumnKind.parse(k, f"Column {c!r}") for c, k in kinds.items()}
         check_columns(train, kinds, "training", "Gower space")
-        numeric = tuple(_fit_numeric(c, k, train[c]) for c, k in kinds.items() if k in NUMERIC_KINDS)
+        numeric = tuple(_fit_numeric(c, k, train[c]) for c, k in kinds.items() if k.is_ordered)
         categorical = tuple(
             CategoricalLevels(c, *kept_levels(category_labels(train[c]), max_levels))
             for c, k in kinds.items()

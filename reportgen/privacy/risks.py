@@ -76,7 +76,6 @@ _TOP = np.int32(np.iinfo(np.int32).max)
 _STAGES = (16, 64, 256, 1024, 4096, 16384)  # prefixes of the shuffled synthetic rows checked first
 _BATCH = 4096  # candidate predicates generated at a time
 _CELLS = 1 << 22  # predicate x row cells per counting step (4 MB per boolean mask)
-_NUMERIC_KINDS = (ColumnKind.NUMERIC, ColumnKind.INTEGER, ColumnKind.DATETIME)
 
 
 # --- rates, intervals and the risk ------------------------------------------------------------
@@ -210,7 +209,7 @@ class AttackData:
     ) -> AttackData:
         """From the canonical frames of the three roles and their rows in the fitted ``space``."""
         columns = tuple(space.columns)
-        numeric = np.array([kinds[c] in _NUMERIC_KINDS for c in columns], bool)
+        numeric = np.array([kinds[c].is_ordered for c in columns], bool)
         codes = {role: np.empty((len(f), len(columns)), np.int32) for role, f in frames.items()}
         numbers = {role: np.full((len(f), len(columns)), np.nan) for role, f in frames.items()}
         for j, c in enumerate(columns):

@@ -183,3 +183,28 @@ SHOP = rg.Schema(
         order_id=rg.PrimaryKey(), customer_id=rg.ForeignKey(parent="customers"), amount="numeric"
     ),
 )
+
+
+def test_association_of_a_lost_link_between_tables_shows_only_in_the_entity_view():
+    """The same lost link: each table keeps its associations, the entity view loses them; a fresh
+    sample keeps them at its reference."""
+    from reportgen.metrics.association import compute_association
+
+    rng = np.random.default_rng(7)
+    train, test = rg.RelationalData(shop(600, rng), SHOP), rg.RelationalData(shop(600, rng, 10_000), SHOP)
+    fresh = shop(600, rng, start=20_000)
+    broken = {name: frame.copy() for name, frame in fresh.items()}
+    broken["orders"]["customer_id"] = rng.permutation(broken["orders"]["customer_id"].to_numpy())
+
+    def measured(synth):
+        context = prepare_context(train, test, rg.RelationalData(synth, SHOP), ReportSettings())
+        return compute_association(context)
+
+    kept, lost = measured(fresh), measured(broken)
+    assert lost.weakest_entity == "customers (entity)" and lost.entities[0].view == "entity"
+    assert lost.entities[0].retained < 0.3 < 0.8 < lost.entities[0].reference
+    assert abs(kept.entities[0].retained - kept.entities[0].reference) < 0.1
+    # each table alone has one column: nothing to measure there, so only the entity view sees the loss
+    assert lost.tables == [] and lost.retained is None and set(lost.skipped) == {"customers", "orders"}
+    found = headlines(rg.ReportResults.model_construct(sections={"association": lost}, findings=[]))
+    assert "association" not in found and found["association_entity"].value == 100 * lost.entities[0].retained
