@@ -165,6 +165,18 @@ MEMBERSHIP = register(
 )
 
 
+PRIVACY_RISKS = register(
+    Section(
+        name="privacy_risks",
+        title="Privacy: singling out, linkability and inference attacks",
+        order=47,
+        result_type=PrivacyRisksResult,
+        compute=compute_privacy_risks_section,
+        template="sections/privacy_risks.html.j2",
+    )
+)
+
+
 def _privacy_figures(result: SectionResult) -> dict[str, Figure]:
     assert isinstance(result, PrivacyResult)
     return {f"privacy:{i}": privacy_figure(t) for i, t in enumerate(result.tables)}
@@ -173,24 +185,12 @@ def _privacy_figures(result: SectionResult) -> dict[str, Figure]:
 PRIVACY = register(
     Section(
         name="privacy",
-        title="Privacy: distances to the real data",
+        title="Privacy: distance-based checks (proxies)",
         order=50,
         result_type=PrivacyResult,
         compute=compute_privacy,
         template="sections/privacy.html.j2",
         figures=_privacy_figures,
-    )
-)
-
-
-PRIVACY_RISKS = register(
-    Section(
-        name="privacy_risks",
-        title="Privacy: singling out, linkability and inference attacks",
-        order=52,
-        result_type=PrivacyRisksResult,
-        compute=compute_privacy_risks_section,
-        template="sections/privacy_risks.html.j2",
     )
 )
 

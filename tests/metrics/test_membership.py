@@ -78,7 +78,7 @@ def test_copying_whole_customers_is_caught_at_entity_level_only():
 def test_without_a_holdout_the_section_says_how_to_keep_one(population):
     train, _, fresh = population
     ctx = prepare_context(train, None, fresh, ReportSettings())
-    with pytest.raises(MetricNotComputed, match="keep a random share of the real data back"):
+    with pytest.raises(MetricNotComputed, match="keep a random 20-30% of the real data back"):
         compute_membership_section(ctx)
     assert "before fitting the generator" in NO_HOLDOUT.lower() and "--test" in NO_HOLDOUT
     with pytest.raises(rg.InvalidParameterError, match="needs data_test"):
