@@ -117,7 +117,7 @@ def _attacks_at_chance(found: dict[str, Headline]) -> str:
     auc = found["mia_auc"]
     return (
         f"the strongest membership attack does no better than chance at these sizes (AUC {auc.value:.3f}, "
-        f"chance reaches {_shown(auc.reference, auc)}); its other measures are near their references"
+        f"chance reaches {auc.reference or 0.5:.3f}); its other measures are near their references"
     )
 
 
