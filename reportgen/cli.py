@@ -8,6 +8,7 @@ it with the traceback).
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,17 +20,58 @@ from reportgen.settings import N_RISK_ATTACKS
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
 
 _EPILOG = "Exit codes: 0 success, 3 a release bar failed, 2 bad input or usage, 1 unexpected failure."
+_EPILOG_NO_BARS = (
+    "Exit codes: 0 success, 2 bad input or usage, 1 unexpected failure (no release bars here: see report)."
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: the process arguments); return the exit code."""
     parser = _parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if (mistake := _misspelling(parser, arguments)) is not None:
+        print(f"reportgen: error: {mistake}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    args = parser.parse_args(arguments)
     try:
         return int(args.run(args))
     except ReportgenError as error:
         print(f"reportgen: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def _misspelling(parser: argparse.ArgumentParser, arguments: list[str]) -> str | None:
+    """An unknown command or option, with the closest known ones, or None when all are known.
+
+    argparse alone reports a misspelled ``--trian`` as a missing ``--train`` and suggests nothing.
+    An option counts as known when it is one of the command's options or a prefix of exactly the
+    ones argparse would accept as its abbreviation.
+    """
+    commands = _commands(parser)
+    command = next((a for a in arguments if not a.startswith("-")), None)
+    if command is None:
+        return None
+    if command not in commands:
+        known = ", ".join(commands)
+        return f"unknown command {command!r}{_closest(command, list(commands))} (the commands: {known})."
+    options = [o for action in commands[command]._actions for o in action.option_strings]
+    for given in (a.split("=", 1)[0] for a in arguments[arguments.index(command) + 1 :]):
+        if given.startswith("--") and given != "--" and not any(o.startswith(given) for o in options):
+            usage = f"see reportgen {command} --help"
+            return f"unknown option {given} of reportgen {command}{_closest(given, options)} ({usage})."
+    return None
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The sub-command parsers by name."""
+    found = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(found[0].choices) if found else {}
+
+
+def _closest(given: str, known: list[str]) -> str:
+    """``; did you mean X?`` for the closest known spelling, or nothing when none is close."""
+    close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
+    return f": did you mean {close[0]}?" if close else ""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -116,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
             "With --json and --test, each table's object also holds its attacks under 'membership' and "
             "'risks'."
         ),
-        epilog=_EPILOG,
+        epilog=_EPILOG_NO_BARS,
     )
     _add_inputs(priv)
     priv.add_argument("--q", type=float, default=0.1, help="quantile of TTPR used as threshold (default 0.1)")
@@ -144,7 +186,7 @@ def _parser() -> argparse.ArgumentParser:
             "those inside the alpha-support that are authentic (dropping a parent row drops its children), "
             "writes the curated data in the synthetic input's format and prints the scores before and after."
         ),
-        epilog=_EPILOG,
+        epilog=_EPILOG_NO_BARS,
     )
     _add_inputs(aud, synth_help="synthetic data to curate")
     aud.add_argument(
@@ -163,7 +205,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser(
         "demo",
         help="write a report on demo data that ships with reportgen (Chinook + SDV HMA)",
-        epilog=_EPILOG,
+        epilog=_EPILOG_NO_BARS,
     )
     demo.add_argument(
         "--out",

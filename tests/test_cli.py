@@ -167,3 +167,33 @@ def test_one_csv_gives_the_same_numbers_through_python_and_the_command_line(tmp_
     assert _without_run(out_cli.with_suffix(".json"), "fit_rows") == _without_run(
         tmp_path / "py.json", "table"
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (
+            ["report", "--trian", "a.csv", "--synth", "b.csv", "--out", "r.pdf"],
+            "unknown option --trian of reportgen report: did you mean --train?",
+        ),
+        (["report", "--fail-undr=privacy=80", "--train", "a.csv"], "did you mean --fail-under?"),
+        (["reprot", "--train", "a.csv"], "unknown command 'reprot': did you mean report?"),
+        (["privacy", "--holdout", "h.csv"], "unknown option --holdout of reportgen privacy"),
+    ],
+)
+def test_a_misspelled_command_or_option_gets_the_closest_spelling(argv, expected, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err
+
+
+def test_an_abbreviated_option_is_still_accepted(folders, tmp_path):
+    args = ["report", "--tra", str(folders / "train"), "--synth", str(folders / "synth")]
+    assert main([*args, "--out", str(tmp_path / "r.html"), "--fail-under", "privacy=0", "-q"]) == 0
+
+
+def test_commands_without_bars_do_not_promise_exit_code_3(capsys):
+    for command in ("privacy", "audit", "demo"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "3 a release bar failed" not in capsys.readouterr().out
