@@ -28,14 +28,14 @@ from reportgen.data.validation import (
 )
 from reportgen.errors import IncompatibleDataError
 from reportgen.gates import bars_in_force, evaluate_gates
-from reportgen.metrics.registry import MetricNotComputed, sections
+from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, sections
 from reportgen.metrics.targets import resolve_targets
 from reportgen.metrics.utility import NO_TARGET
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.distance_space import CategoricalEncoding
 from reportgen.provenance import fingerprints
 from reportgen.render.document import output_format, write_report
-from reportgen.results import Finding, ReportResults, RunInfo, SectionResult
+from reportgen.results import Finding, ReportResults, RunInfo, SectionResult, SectionStatus
 from reportgen.seeding import derived_seed
 from reportgen.settings import (
     MIN_RISK_ATTACKS,
@@ -261,9 +261,10 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
         try:
             computed[section.name] = section.compute(context)
         except MetricNotComputed as reason:
-            computed[section.name] = SectionResult(
-                section=section.name, status="not_computed", reason=str(reason)
+            status: SectionStatus = (
+                "not_applicable" if isinstance(reason, MetricNotApplicable) else "not_computed"
             )
+            computed[section.name] = SectionResult(section=section.name, status=status, reason=str(reason))
     results = ReportResults(
         run=RunInfo(
             title=title,

@@ -146,7 +146,7 @@ def _why_missing(results: ReportResults, name: str) -> str:
     result = results.sections.get(section)
     if result is None:
         return f"the {section.replace('_', ' ')} section is not part of this run"
-    if result.status == "not_computed":
+    if result.status != "ok":
         return f"the {section.replace('_', ' ')} section was not computed: {result.reason}"
     skipped = getattr(result, "skipped", None) or {}
     if skipped:

@@ -2,12 +2,14 @@
 
 Everything a page shows lives here, so the PDF, the HTML and the JSON can never disagree. Each
 section's result is a subclass of ``SectionResult`` registered with its section (see
-``reportgen.metrics.registry``); reading JSON back rebuilds the right subclass by section name.
+``reportgen.metrics.registry``, which hands the name-to-class lookup over with ``set_result_types``,
+so this module knows nothing of sections); reading JSON back rebuilds the right subclass by name.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,6 +18,20 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validat
 from reportgen.provenance import FORMAT, TableFingerprint
 
 Severity = Literal["info", "warning", "error"]
+SectionStatus = Literal["ok", "not_computed", "not_applicable"]
+
+
+def _base_type(name: str) -> type[SectionResult]:
+    return SectionResult
+
+
+_result_type_of: Callable[[str], type[SectionResult]] = _base_type
+
+
+def set_result_types(resolver: Callable[[str], type[SectionResult]]) -> None:
+    """Tell JSON reading which result class each section name has (the section registry does this)."""
+    global _result_type_of
+    _result_type_of = resolver
 
 
 class Finding(BaseModel):
@@ -31,11 +47,16 @@ class Finding(BaseModel):
 
 
 class SectionResult(BaseModel):
-    """Base of every section's result. ``status`` is 'not_computed' when the section could not run."""
+    """Base of every section's result.
+
+    ``status`` is 'not_computed' when the section could not run on these inputs (a gap the reader
+    must see) and 'not_applicable' when it does not concern them (no foreign keys, no target asked
+    for): such a section gets no page, only a line in the overview.
+    """
 
     section: str = Field(description="Name of the registered section that produced this result.")
-    status: Literal["ok", "not_computed"] = "ok"
-    reason: str | None = Field(default=None, description="Why the section was not computed.")
+    status: SectionStatus = "ok"
+    reason: str | None = Field(default=None, description="Why it was not computed (or does not apply).")
 
 
 class RunInfo(BaseModel):
@@ -148,17 +169,15 @@ class ReportResults(BaseModel):
     @field_validator("sections", mode="before")
     @classmethod
     def _typed_sections(cls, value: Any) -> Any:
-        from reportgen.metrics.registry import result_type_of
-
         if not isinstance(value, dict):
             return value
 
         def typed(name: str, item: Any) -> Any:
             if not isinstance(item, dict):
                 return item
-            if item.get("status") == "not_computed":
+            if item.get("status", "ok") != "ok":
                 return SectionResult.model_validate(item)
-            return result_type_of(name).model_validate(item)
+            return _result_type_of(name).model_validate(item)
 
         return {name: typed(name, item) for name, item in value.items()}
 

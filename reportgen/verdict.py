@@ -176,15 +176,18 @@ def _near(mine: list[Headline]) -> str:
     if not with_reference:
         return "no measure has a reference to compare with (no holdout data was given)"
     n = len(with_reference)
-    return f"its {n} measure{'s' if n > 1 else ''} with a reference {'are' if n > 1 else 'is'} near it"
+    first = with_reference[0]
+    value, reference = _shown(first.value, first), _shown(first.reference, first)
+    example = f"{first.label} {value} against {reference} for real data"
+    if n == 1:
+        return f"its measure with a reference is near it ({example})"
+    return f"its {n} measures with a reference are near them ({example}, for one)"
 
 
 def _nothing_measured(concern: Concern, results: ReportResults) -> str:
     if concern == "utility":
         return "No target column was given, so no model was trained (set one with targets= or --target)."
-    reasons = [
-        r.reason for r in results.sections.values() if r.status == "not_computed" and r.reason is not None
-    ]
+    reasons = [r.reason for r in results.sections.values() if r.status != "ok" and r.reason is not None]
     return f"Nothing could be measured{': ' + reasons[0] if reasons else ''}."
 
 

@@ -1,4 +1,4 @@
-"""The packaged demo: its PDF opens, shows the overview, and says exactly what its JSON says."""
+"""The packaged demos: their PDFs open, show every section, and say exactly what their JSON says."""
 
 import re
 
@@ -7,15 +7,45 @@ from pypdf import PdfReader
 
 from reportgen import ReportResults
 from reportgen.demo import run_demo
-from reportgen.render.formatting import fmt_count, fmt_pct
+from reportgen.render.formatting import fmt_count, fmt_num, fmt_pct
+
+
+def written(path, **kwargs) -> tuple[ReportResults, str]:
+    run_demo(path, **kwargs)
+    text = "\n".join(page.extract_text() for page in PdfReader(path).pages)
+    return ReportResults.load(path.with_suffix(".json")), re.sub(r"\s+", " ", text)
+
+
+@pytest.fixture(scope="module")
+def single(tmp_path_factory):
+    return written(tmp_path_factory.mktemp("demo") / "demo.pdf")
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    path = tmp_path_factory.mktemp("demo") / "demo.pdf"
-    run_demo(path)
-    text = "\n".join(page.extract_text() for page in PdfReader(path).pages)
-    return ReportResults.load(path.with_suffix(".json")), re.sub(r"\s+", " ", text)
+    return written(tmp_path_factory.mktemp("demo") / "demo.pdf", relational=True)
+
+
+def test_the_default_demo_shows_every_section_with_its_references(single):
+    from reportgen.headlines import headlines
+
+    results, text = single
+    assert text.startswith("SYNTHETIC DATA EVALUATION REPORT UCI Adult")
+    assert results.run.has_holdout
+    not_computed = {name: r.reason for name, r in results.sections.items() if r.status != "ok"}
+    assert not_computed == {"relational": "the data has no foreign keys"}
+    assert results.sections["relational"].status == "not_applicable"
+    shown = headlines(results)
+    assert {"similarity", "detection", "mia_auc", "singling_out", "tstr", "utility"} <= set(shown)
+    without = {name for name, h in shown.items() if h.reference is None}
+    # no reference by nature: the attack risks and epsilon (0 is their level), rows at risk, utility
+    # (already relative to real data) and SRA
+    assert without <= {"epsilon_lower", "risk", "singling_out", "linkability", "inference", "utility", "sra"}
+    for h in shown.values():
+        if h.unit == "score" and h.reference is not None:
+            assert f"{h.label.split(' (')[0]}" in text
+    similarity = shown["similarity"]
+    assert f"Similarity {fmt_num(similarity.value, 1)} {fmt_num(similarity.reference, 1)}" in text
 
 
 def test_demo_pdf_has_the_overview(demo):
@@ -57,8 +87,6 @@ def test_demo_finds_the_known_synthetic_flaws_in_keys_only_where_they_are(demo):
 
 
 def test_the_privacy_headline_and_table_in_the_pdf_equal_the_json(demo):
-    from reportgen.render.formatting import fmt_num
-
     results, text = demo
     privacy = results.sections["privacy"]
     assert f"Privacy score (weakest table) {fmt_num(privacy.privacy_score, 1)}" in text

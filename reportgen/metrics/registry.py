@@ -19,7 +19,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, TypeVar
 
 from reportgen.errors import ReportgenError
-from reportgen.results import SectionResult
+from reportgen.results import SectionResult, set_result_types
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -32,6 +32,13 @@ T = TypeVar("T")
 
 class MetricNotComputed(ReportgenError):
     """Raised by a section's compute step when it cannot run on these inputs; the report goes on."""
+
+
+class MetricNotApplicable(MetricNotComputed):
+    """Raised when a section does not concern these inputs (no foreign keys, no target asked for).
+
+    The section then gets no page of its own, only a line in the overview.
+    """
 
 
 def measured_and_skipped(outcomes: Mapping[str, T | str]) -> tuple[list[T], dict[str, str]]:
@@ -110,3 +117,6 @@ def result_type_of(name: str) -> type[SectionResult]:
         if section.name == name:
             return section.result_type
     return SectionResult
+
+
+set_result_types(result_type_of)

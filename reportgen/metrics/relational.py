@@ -53,7 +53,7 @@ from reportgen.data.links import link
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, Relation
 from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.metrics.registry import MetricNotComputed
+from reportgen.metrics.registry import MetricNotApplicable
 from reportgen.results import SectionResult
 
 MAX_BINS = 30
@@ -174,7 +174,7 @@ def compute_relational(ctx: EvaluationContext) -> RelationalResult:
     """Children-per-parent similarity, synthetic integrity and aggregate pairs of every foreign key."""
     keys = list(ctx.train.schema.relations)
     if not keys:
-        raise MetricNotComputed("the data has no foreign keys")
+        raise MetricNotApplicable("the data has no foreign keys")
     relations = [_relation(ctx, fk) for fk in keys]
     return RelationalResult(
         section="relational",

@@ -50,7 +50,7 @@ from threadpoolctl import threadpool_limits
 from reportgen.context import EvaluationContext
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics import utility_models
-from reportgen.metrics.registry import MetricNotComputed
+from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed
 from reportgen.metrics.targets import Task, task_of
 from reportgen.metrics.utility_models import Family, UndefinedScore
 from reportgen.results import SectionResult
@@ -136,7 +136,7 @@ def compute_utility(ctx: EvaluationContext) -> UtilityResult:
     """The utility section of the report."""
     targets = dict(ctx.settings.targets or {})
     if not targets:
-        raise MetricNotComputed(
+        raise MetricNotApplicable(
             "no target column was given. Name one per table with report(..., targets={table: column}), "
             "--target TABLE=COLUMN on the command line, or target: in the schema"
         )

@@ -52,13 +52,20 @@ def render_html(results: ReportResults) -> str:
         headlines=headlines(results),
         overview=results.computed("overview"),
         findings=results.findings,
+        not_applicable={
+            registered[name].title: r.reason
+            for name, r in results.sections.items()
+            if r.status == "not_applicable" and name in registered
+        },
         sections=rendered,
         css=Markup(css),
     )
 
 
 def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[str]:
-    return [s.name for s in registered.values() if s.name in results.sections]
+    """The sections that get pages, in page order: those that apply to these inputs."""
+    shown = {name for name, r in results.sections.items() if r.status != "not_applicable"}
+    return [s.name for s in registered.values() if s.name in shown]
 
 
 def _render_section(env, section: Section, results: ReportResults) -> RenderedSection:

@@ -154,7 +154,9 @@ def test_secrets_and_link_columns_set_by_the_user(data):
 
 def test_without_a_holdout_the_attacks_say_why(data):
     train, _, fresh, _ = data
-    with pytest.raises(MetricNotComputed, match="no holdout data was given. Before fitting the generator, keep"):
+    with pytest.raises(
+        MetricNotComputed, match="no holdout data was given. Before fitting the generator, keep"
+    ):
         compute_privacy_risks_section(prepare_context(train, None, fresh, ReportSettings()))
     with pytest.raises(rg.InvalidParameterError, match="needs the holdout data"):
         rg.compute_privacy_risks(train, None, fresh)

@@ -97,11 +97,14 @@ def test_children_moved_to_the_wrong_parents_show_in_the_aggregate_pairs():
     assert worst.similarity == pytest.approx(0.0)
 
 
-def test_dataset_without_foreign_keys_is_a_notice_in_the_report(tmp_path):
+def test_dataset_without_foreign_keys_gets_no_relational_page_only_a_line(tmp_path):
     table = pd.DataFrame({"x": np.arange(40.0), "c": ["u", "v"] * 20})
     results = rg.report(table, None, table, tmp_path / "r.html")
-    assert results.sections["relational"].status == "not_computed"
-    assert "This section was not computed: the data has no foreign keys" in (tmp_path / "r.html").read_text()
+    assert results.sections["relational"].status == "not_applicable"
+    html = (tmp_path / "r.html").read_text()
+    assert 'id="sec-relational"' not in html
+    assert "Not part of this report: Fidelity: relational structure (the data has no foreign keys)" in html
+    assert rg.ReportResults.load(tmp_path / "r.json").sections["relational"].status == "not_applicable"
 
 
 @pytest.fixture(scope="module")
