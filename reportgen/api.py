@@ -14,7 +14,7 @@ import pandas as pd
 from reportgen.alarms import by_severity, section_alarms
 from reportgen.comparison import compare, load_previous
 from reportgen.context import ENTITY_SUFFIX, NEAR_UNIQUE, NO_COMPARED_COLUMNS, EvaluationContext
-from reportgen.data.relational import RelationalData, as_relational
+from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData, as_relational
 from reportgen.data.schema import Schema
 from reportgen.data.validation import (
     SYNTH,
@@ -436,12 +436,13 @@ def _shared_table_findings(context: EvaluationContext) -> list[Finding]:
 
 
 def _default_title(context: EvaluationContext) -> str:
+    """The table's name when it has one (a file's), else what the data is."""
     names = list(context.train)
-    return (
-        f"Synthetic data report: {names[0]}"
-        if len(names) == 1
-        else f"Synthetic data report: {len(names)} tables"
-    )
+    if len(names) > 1:
+        return f"Synthetic data report: {len(names)} tables"
+    if names[0] == SINGLE_TABLE_NAME:  # a DataFrame: no name to show
+        return f"Synthetic data report: one table of {len(context.train[names[0]].columns)} columns"
+    return f"Synthetic data report: {names[0]}"
 
 
 def _version(package: str) -> str:

@@ -180,6 +180,7 @@ def test_progress_is_reported_in_order_and_ends_at_one(people, tmp_path):
 def test_non_string_column_names_are_accepted_without_touching_the_input(tmp_path):
     frame = pd.DataFrame({0: np.arange(50.0), 1: ["a", "b"] * 25})
     results = report(frame, None, frame, tmp_path / "r.html")
+    assert results.run.title == "Synthetic data report: one table of 2 columns"  # no made-up name
     assert [c.name for c in results.sections["overview"].tables[0].columns] == ["0", "1"]
     assert list(frame.columns) == [0, 1]
 
