@@ -28,9 +28,11 @@ from reportgen.data.validation import (
 )
 from reportgen.errors import IncompatibleDataError
 from reportgen.gates import bars_in_force, evaluate_gates
+from reportgen.headlines import size_findings
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, sections
 from reportgen.metrics.targets import resolve_targets
 from reportgen.metrics.utility import NO_TARGET
+from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.distance_space import CategoricalEncoding
 from reportgen.provenance import fingerprints
@@ -140,8 +142,11 @@ def report(
     and ``link_columns`` of ``compute_privacy_risks`` (singling out, linkability, inference), which
     gives the same numbers.
     ``progress(stage, fraction)`` is called as the work advances.
+    The output path is checked before any work (``reportgen.outputs.check_output_path``); missing
+    folders on it are created. The report and its JSON are written as a pair: both or neither.
     """
     output_format(Path(path))
+    check_output_path(Path(path))
     bars = bars_in_force(fail_under)
     before = None if previous is None else load_previous(previous)
     notify = progress or (lambda stage, fraction: None)
@@ -287,7 +292,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
         findings=context.findings + _not_measured_findings(computed),
         sections=computed,
     )
-    results.findings = by_severity(results.findings + section_alarms(results))
+    results.findings = by_severity(results.findings + section_alarms(results) + size_findings(results))
     return results
 
 

@@ -256,6 +256,7 @@ def _run_report(args: argparse.Namespace) -> int:
     from reportgen.data.io import load, read_schema
     from reportgen.gates import parse_bar
 
+    _check_out(args.out)
     schema = read_schema(args.schema) if args.schema else None
     train = load(args.train, schema)
     synth = load(args.synth, schema)  # report() checks it against the training data, by role
@@ -455,6 +456,7 @@ def _run_audit(args: argparse.Namespace) -> int:
 def _run_demo(args: argparse.Namespace) -> int:
     from reportgen.demo import run_demo
 
+    _check_out(args.out)
     run_demo(args.out, relational=args.relational, seed=args.seed, progress=_progress(args))
     _announce(Path(args.out))
     return EXIT_OK
@@ -473,6 +475,17 @@ def gate_message(gate: GateResult) -> str:
         f"release bar failed: {gate.name} is {fmt_unit(gate.value, gate.unit)}, {gate.worse_than} the bar of "
         f"{fmt_bar(gate.bar, gate.unit)} ({gate.label})"
     )
+
+
+def _check_out(out: str) -> None:
+    """Refuse an --out that cannot be written before loading anything; say which folders are created."""
+    from reportgen.outputs import check_output_path
+    from reportgen.render.document import output_format
+
+    output_format(Path(out))
+    missing = check_output_path(Path(out))
+    if missing:  # the outermost missing folder: the ones inside it are created with it
+        print(f"reportgen: folder {missing[0]} does not exist; it will be created", file=sys.stderr)
 
 
 def _announce(path: Path) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from reportgen.errors import InvalidParameterError
-from reportgen.headlines import headlines
+from reportgen.headlines import headlines, too_few_rows
 from reportgen.results import GateResult, GatesResult, ReportResults
 
 
@@ -144,6 +144,9 @@ def _why_missing(results: ReportResults, name: str) -> str:
     """Why a bar's number is missing, from its section's result."""
     section = _SECTION_OF.get(name, name)
     result = results.sections.get(section)
+    withheld = too_few_rows(results, name)
+    if withheld is not None:
+        return withheld
     if result is None:
         return f"the {section.replace('_', ' ')} section is not part of this run"
     if result.status != "ok":

@@ -5,6 +5,15 @@ so the three can never disagree. Every headline is on a scale where its directio
 (``higher_is_better``); scores are on 0-100, shares on 0-1, and plain numbers (the membership
 attacks' AUC and epsilon bound) on their own scale. A section that was not computed gives no
 headline. Sections added later (alpha-precision, utility) add a reader here.
+
+Minimum sizes: a number computed on a handful of rows means nothing, however precise it looks. A
+headline resting on fewer than ``MIN_ROWS_CAVEAT`` rows (the smaller of the sides it compares, in
+the largest table, or in the utility target's table) carries a caveat saying so; on fewer than
+``MIN_ROWS_SHOWN`` it is withheld (no headline, so a release bar on it is not evaluated), and a
+finding (``too_few_rows``) says which and why. The thresholds: a share measured on 100 rows has a
+95% interval of about +-10 points at 50% (1.96 sqrt(0.25 / 100)), the most a headline can move
+from sampling alone before it misleads; on 20 rows that interval is +-22 points and a 20-bin
+histogram holds one row per bin.
 """
 
 from __future__ import annotations
@@ -17,7 +26,21 @@ from pydantic import BaseModel
 from scipy.integrate import trapezoid
 
 from reportgen.context import ENTITY_SUFFIX
-from reportgen.results import ReportResults
+from reportgen.results import Finding, ReportResults
+
+MIN_ROWS_CAVEAT = 100
+MIN_ROWS_SHOWN = 20
+# Headlines that compare training rows with holdout rows too (attacks), and the utility headlines,
+# which rest on the target's table; the others compare training with synthetic rows.
+_WITH_HOLDOUT = {
+    "mia_auc",
+    "mia_tpr_at_1pct_fpr",
+    "epsilon_lower",
+    "singling_out",
+    "linkability",
+    "inference",
+}
+_UTILITY = {"tstr", "utility", "sra"}
 
 
 class Headline(BaseModel):
@@ -457,16 +480,83 @@ READERS: list[Callable[[ReportResults], list[Headline]]] = [
 def headlines(results: ReportResults) -> dict[str, Headline]:
     """Every headline the results hold, by name, in page order.
 
-    A reference drawn on a table whose holdout is its training data (a lookup table copied to both
-    sides by a split) is withheld with the reason: it would be trivially perfect.
+    Headlines computed on too few rows are caveated or withheld (``MIN_ROWS_CAVEAT``,
+    ``MIN_ROWS_SHOWN``). A reference drawn on a table whose holdout is its training data (a lookup
+    table copied to both sides by a split) is withheld with the reason: it would be trivially perfect.
     """
     shared = results.tables_with_training_holdout()
     sources = _reference_tables(results)
-    return {
-        h.name: _withheld_if_shared(h, sources.get(h.name, []), shared)
-        for read in READERS
-        for h in read(results)
-    }
+    found = {}
+    for headline in (h for read in READERS for h in read(results)):
+        rows = rows_behind(results, headline.name)
+        if rows is not None and rows < MIN_ROWS_SHOWN:
+            continue
+        if rows is not None and rows < MIN_ROWS_CAVEAT:
+            size = f"computed on only {_rows(rows)} ({MIN_ROWS_CAVEAT} or more make a stable number)"
+            headline.caveat = size if headline.caveat is None else f"{headline.caveat}; {size}"
+        found[headline.name] = _withheld_if_shared(headline, sources.get(headline.name, []), shared)
+    return found
+
+
+def rows_behind(results: ReportResults, name: str) -> int | None:
+    """The rows a headline rests on: the smaller side it compares, in its largest table (None: unknown)."""
+    if name in _UTILITY:
+        utility = _section(results, "utility")
+        table = next((t for t in utility.tables if t.tstr is not None), None) if utility else None
+        return None if table is None else min(table.rows.values())
+    overview = _section(results, "overview")
+    if overview is None or not overview.tables:
+        return None
+    sides = [
+        [t.rows_train, t.rows_synth] + ([t.rows_test] if name in _WITH_HOLDOUT and t.rows_test else [])
+        for t in overview.tables
+    ]
+    return max(min(rows) for rows in sides)
+
+
+def _rows(n: int) -> str:
+    return f"{n:,} row" if n == 1 else f"{n:,} rows"
+
+
+def too_few_rows(results: ReportResults, name: str) -> str | None:
+    """Why a headline is withheld for its size, in words, or None."""
+    rows = rows_behind(results, name)
+    if rows is None or rows >= MIN_ROWS_SHOWN:
+        return None
+    return f"withheld: computed on only {_rows(rows)}, fewer than the {MIN_ROWS_SHOWN} any such number needs"
+
+
+def size_findings(results: ReportResults) -> list[Finding]:
+    """A finding naming the headlines caveated or withheld for the few rows they rest on."""
+    every = [h for read in READERS for h in read(results)]
+    sized = {h.name: rows for h in every if (rows := rows_behind(results, h.name)) is not None}
+    withheld = [h.label for h in every if sized.get(h.name, MIN_ROWS_SHOWN) < MIN_ROWS_SHOWN]
+    caveated = [
+        h.label for h in every if MIN_ROWS_SHOWN <= sized.get(h.name, MIN_ROWS_CAVEAT) < MIN_ROWS_CAVEAT
+    ]
+    if not withheld and not caveated:
+        return []
+    parts = []
+    if withheld:
+        parts.append(
+            f"withheld, as they rest on fewer than {MIN_ROWS_SHOWN} rows: {', '.join(withheld)} "
+            "(a release bar on them is not evaluated)"
+        )
+    if caveated:
+        parts.append(
+            f"shown with a caveat, as they rest on fewer than {MIN_ROWS_CAVEAT} rows: {', '.join(caveated)}"
+        )
+    return [
+        Finding(
+            severity="warning",
+            code="too_few_rows",
+            message=(
+                f"The data are too small for some headline numbers to mean anything; {'; '.join(parts)}. "
+                f"A share measured on {MIN_ROWS_CAVEAT} rows is uncertain by about 10 points either way; "
+                "more rows give numbers that can be trusted (see the methodology)."
+            ),
+        )
+    ]
 
 
 def _reference_tables(results: ReportResults) -> dict[str, list[str]]:

@@ -22,6 +22,16 @@ one value on one side only). A column with a single category on a side (constant
 missing) has no defined phik on that side; it is counted as 0 (no association, the limit of a
 chi-square of 0) and listed as a finding.
 
+Wide tables: phik's cost is per column pair (about 6 ms per pair and role on 2 cores, so a
+120-column table's 7,140 pairs took two minutes). When a table has more than ``MAX_PHIK_COLUMNS``
+compared columns and the user did not choose its ``phik`` columns, phik is computed on a seeded
+uniform random sample of ``MAX_PHIK_COLUMNS`` of them (shown in table order). Every pair of the
+table then has the same chance to be counted, so the similarity over the sampled pairs estimates the
+one over all pairs without bias (a rule such as "the first k columns" or "the least similar k"
+would favour some pairs). The result says how many columns were available (``columns_available``)
+and a finding names the rule; a user's own selection (``ReportColumns(phik=...)``) is honoured as
+given, whatever its width.
+
 A table's matrices are computed once and shared (``phik_matrices``): the association section
 (``reportgen.metrics.association``) reads the same ones. With them comes each pair's significance
 in each role: phik's asymptotic Z of the chi-square test of independence of the same contingency
@@ -51,6 +61,7 @@ from reportgen.metrics.registry import MetricNotComputed
 from reportgen.results import Finding, SectionResult
 
 PHIK_BINS = 10  # phik's default number of uniform bins for an interval column
+MAX_PHIK_COLUMNS = 30  # 435 pairs: a few seconds of phik per role on 2 cores, at any table width
 N_LARGEST = 5
 
 
@@ -86,6 +97,10 @@ class TableCorrelation(BaseModel):
         description="Per role, columns with a single value there; their phik is counted as 0.",
     )
     largest_differences: list[PairCorrelation]
+    columns_available: int | None = Field(
+        default=None,
+        description="Compared columns of the table; more than len(columns) when phik used a sample of them.",
+    )
 
 
 @dataclass(frozen=True)
@@ -102,6 +117,7 @@ class PhikMatrices:
     rows: dict[str, int]
     sampled: bool
     constant: dict[str, list[str]]
+    available: int
 
 
 class CorrelationResult(SectionResult):
@@ -112,6 +128,10 @@ class CorrelationResult(SectionResult):
     reference_similarity: float | None = Field(default=None, ge=0, le=1)
     n_max_phik: int = Field(ge=1, description="Most rows per role used for phik.")
     interval_bins: int = Field(description="Uniform bins of each numeric or datetime column.")
+    max_columns: int = Field(
+        default=MAX_PHIK_COLUMNS,
+        description="Most columns per table phik compares unless the user chose them (a random sample).",
+    )
 
 
 def compute_correlation(ctx: EvaluationContext) -> CorrelationResult:
@@ -152,26 +172,31 @@ def phik_matrices(prep: PreparedTable) -> PhikMatrices | None:
 
 def _phik_matrices(prep: PreparedTable) -> PhikMatrices | None:
     ctx = prep.context
-    columns = ctx.settings.columns.select("phik", prep.name, prep.compared_columns)
+    available = ctx.settings.columns.select("phik", prep.name, prep.compared_columns)
     frames = {role: f for role in (TRAIN, TEST, SYNTH) if (f := prep.frame(role)) is not None}
-    return phik_of_frames(ctx, prep.name, frames, columns, {c for c in columns if prep.bins[c].is_numeric})
+    numeric = {c for c in available if prep.bins[c].is_numeric}
+    return phik_of_frames(ctx, prep.name, frames, available, numeric)
 
 
 def phik_of_frames(
     ctx: EvaluationContext,
     name: str,
     frames: Mapping[str, pd.DataFrame],
-    columns: list[str],
+    available: list[str],
     numeric: set[str],
 ) -> PhikMatrices | None:
-    """The phik matrices of ``columns`` in each role's frame of a table or entity view ``name``.
+    """The phik matrices of the ``available`` columns in each role's frame of a table or entity view.
 
     ``numeric`` columns are cut into phik's uniform bins on the training rows; the others are
-    categories. Records the findings about them (sampling, constant columns). None: fewer than two
-    columns.
+    categories. A wide table or view is bounded to a seeded sample of columns (``phik_columns``).
+    Records the findings about them (column and row sampling, constant columns). None: fewer than
+    two columns.
     """
-    if len(columns) < 2:
+    if len(available) < 2:
         return None
+    columns = phik_columns(ctx, name, available)
+    if len(columns) < len(available):
+        ctx.findings.append(_columns_finding(name, len(columns), len(available)))
     ctx.progress(f"{name}: phik matrices")
     frames, sampled = _sampled_frames(ctx, name, frames, columns)
     if sampled:
@@ -187,6 +212,37 @@ def phik_of_frames(
         rows={role: len(frame) for role, frame in frames.items()},
         sampled=sampled,
         constant=constant,
+        available=len(available),
+    )
+
+
+def phik_columns(ctx: EvaluationContext, table: str, available: list[str]) -> list[str]:
+    """The columns phik compares: all, or a seeded random ``MAX_PHIK_COLUMNS`` of a wide table.
+
+    Only when the user left the table's ``phik`` selection at its default; the sample keeps table
+    order, and every pair has the same chance to be in it (see the module).
+    """
+    choice = ctx.settings.columns.phik
+    if isinstance(choice, Mapping):
+        choice = choice.get(table)
+    if choice is not None or len(available) <= MAX_PHIK_COLUMNS:
+        return available
+    drawn = ctx.rng(f"phik-columns:{table}").choice(len(available), MAX_PHIK_COLUMNS, replace=False)
+    return [available[i] for i in sorted(drawn)]
+
+
+def _columns_finding(table: str, used: int, available: int) -> Finding:
+    return Finding(
+        severity="info",
+        code="phik_columns_sampled",
+        table=table,
+        message=(
+            f"This table has {available:,} compared columns; to bound the time, the phik correlations "
+            f"(and the association section) use a seeded random sample of {used} of them "
+            f"({used * (used - 1) // 2:,} of {available * (available - 1) // 2:,} pairs). Every pair had "
+            "the same chance to be drawn, so the correlation similarity estimates the one over all pairs. "
+            "Choose the columns with ReportColumns(phik=...) to compare others."
+        ),
     )
 
 
@@ -209,6 +265,7 @@ def _table_correlation(table: str, phik: PhikMatrices) -> TableCorrelation:
         sampled=phik.sampled,
         constant_columns={role: cols for role, cols in phik.constant.items() if cols},
         largest_differences=_largest_differences(columns, real, synth, holdout),
+        columns_available=phik.available,
     )
 
 

@@ -30,6 +30,7 @@ from reportgen.binning import MISSING_LABEL, OTHER_LABEL, as_numbers, numeric_ed
 from reportgen.context import EvaluationContext, PreparedTable
 from reportgen.data.schema import ColumnKind
 from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.disclosure import frequent_counts
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.metrics.similarity import table_similarity
 from reportgen.results import SectionResult
@@ -205,7 +206,7 @@ def shown_levels(real: pd.Series, min_count: int, max_levels: int) -> tuple[list
     Printable: held by at least ``min_count`` rows, and among the ``max_levels`` most frequent.
     """
     counts = real.dropna().astype("string").value_counts()
-    frequent = counts[counts >= min_count]
+    frequent = frequent_counts(real, min_count)  # the report's no-leak rule (reportgen.disclosure)
     ordered = sorted(frequent.index, key=lambda level: (-frequent[level], str(level)))
     shown = ordered[:max_levels]
     return [str(level) for level in shown], len(counts) - len(shown)

@@ -49,6 +49,7 @@ from threadpoolctl import threadpool_limits
 
 from reportgen.context import EvaluationContext
 from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.disclosure import Disclosure
 from reportgen.metrics import utility_models
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed
 from reportgen.metrics.targets import Task, task_of
@@ -163,6 +164,9 @@ def compute_utility(ctx: EvaluationContext) -> UtilityResult:
     )
 
 
+CLASS = ("class", "classes")
+
+
 # -- the data of one table ---------------------------------------------------------------------
 @dataclass
 class _Side:
@@ -207,6 +211,7 @@ def _table_utility(ctx: EvaluationContext, name: str, target: str) -> TableUtili
         "tstr": (side("the synthetic data", synth), holdout_side),
     }
     n_classes = None
+    rule = Disclosure.of(real[target], ctx.settings.min_category_count)
     if task == "classification":
         n_classes = len(np.unique(comparisons["real"][0].y))
         if n_classes > MAX_CLASSES:
@@ -214,8 +219,8 @@ def _table_utility(ctx: EvaluationContext, name: str, target: str) -> TableUtili
                 f"the target {target!r} has {n_classes} classes in the training data, more than the "
                 f"{MAX_CLASSES} the utility models handle; choose a coarser target"
             )
-        messages += _class_messages(comparisons["real"][0].y, comparisons["tstr"][0].y)
-    problems = {key: _problem(fit, scored, task) for key, (fit, scored) in comparisons.items()}
+        messages += _class_messages(comparisons["real"][0].y, comparisons["tstr"][0].y, rule)
+    problems = {key: _problem(fit, scored, task, rule) for key, (fit, scored) in comparisons.items()}
     if len(synth) == 0:
         problems["synthetic"] = problems["tstr"] = f"the synthetic data has no {target!r} value at all"
     for key, problem in problems.items():
@@ -223,6 +228,10 @@ def _table_utility(ctx: EvaluationContext, name: str, target: str) -> TableUtili
             messages.append(f"{_SCORE_NAMES[key]} not computed for any model: {problem}.")
     families = utility_models.FAMILIES
     models = _model_scores(families, task, _fit_all(ctx, name, task, families, comparisons, problems))
+    if task == "classification":  # a library's error may quote a class: the no-leak rule applies
+        seen = {v for fit, scored in comparisons.values() for v in (*fit.y, *scored.y)}
+        for m in models:
+            m.notes = [rule.scrub(note, seen) for note in m.notes]
     ranked = [m for m in models if m.real is not None and m.synthetic is not None]
     paired = [m for m in models if m.real is not None and m.tstr is not None]
     if len(ranked) > 1 and _all_near_chance([m.synthetic for m in ranked], task):  # type: ignore[misc]
@@ -286,45 +295,48 @@ def _capped(frame: pd.DataFrame, n_max: int, rng: np.random.Generator) -> pd.Dat
     return frame.iloc[np.sort(rng.choice(len(frame), n_max, replace=False))]
 
 
-def _class_messages(real: np.ndarray, synth: np.ndarray) -> list[str]:
-    missing = sorted(set(real) - set(synth))
-    extra = sorted(set(synth) - set(real))
+def _class_messages(real: np.ndarray, synth: np.ndarray, rule: Disclosure) -> list[str]:
+    """Classes on one side only, named only where the no-leak rule allows (``reportgen.disclosure``)."""
+    missing = sorted(set(real) - set(synth), key=str)
+    extra = sorted(set(synth) - set(real), key=str)
     messages = []
     if missing and len(synth):
         messages.append(
-            f"{_classes(missing)} of the real training data never {_verb(missing, 'occur')} in the synthetic "
-            f"data: models trained on it cannot predict {'them' if len(missing) > 1 else 'it'} (a guess, "
-            "AUROC 0.5, for that class)."
+            f"{rule.name(missing, CLASS)} of the real training data never {_verb(missing, 'occur')} in the "
+            f"synthetic data: models trained on it cannot predict {'them' if len(missing) > 1 else 'it'} (a "
+            "guess, AUROC 0.5, for that class)."
         )
     if extra:
         messages.append(
-            f"{_classes(extra)} {_verb(extra, 'occur')} in the synthetic data but not in the real "
+            f"{rule.name(extra, CLASS)} {_verb(extra, 'occur')} in the synthetic data but not in the real "
             "training data."
         )
     return messages
-
-
-def _classes(values: Sequence[Any], limit: int = 5) -> str:
-    shown = ", ".join(repr(str(v)) for v in values[:limit])
-    more = f" and {len(values) - limit} more" if len(values) > limit else ""
-    return f"Class{'es' if len(values) > 1 else ''} {shown}{more}"
 
 
 def _verb(values: Sequence[Any], verb: str) -> str:
     return verb if len(values) > 1 else verb + "s"
 
 
-def _problem(fit: _Side, scored: _Side, task: Task) -> str | None:
-    """Why a comparison cannot be scored at all, or None."""
+def _problem(fit: _Side, scored: _Side, task: Task, rule: Disclosure) -> str | None:
+    """Why a comparison cannot be scored at all, or None; a class is named only where ``rule`` allows."""
     for which, part in (("train on", fit), ("score on", scored)):
         if len(part.y) < MIN_ROWS:
             return f"too few rows to {which} ({len(part.y)} in {part.label}; {MIN_ROWS} needed)"
     for which, part in (("learn from", fit), ("score against", scored)):
         values = np.unique(part.y)
         if len(values) < 2:
-            what = f"only one class ({str(values[0])!r})" if task == "classification" else "a constant target"
+            what = (
+                f"only one class ({_class_name(values[0], rule)})"
+                if task == "classification"
+                else "a constant target"
+            )
             return f"{part.label} has {what}: nothing to {which}"
     return None
+
+
+def _class_name(value: object, rule: Disclosure) -> str:
+    return repr(str(value)) if rule.allows(value) else f"a class {rule.rare_words()}"
 
 
 def _all_near_chance(scores: Sequence[float], task: Task) -> bool:

@@ -14,6 +14,7 @@ from matplotlib.image import AxesImage
 
 from reportgen.metrics.correlation import TableCorrelation
 from reportgen.render.figures import new_figure
+from reportgen.render.formatting import short
 
 PAGE_WIDTH_IN = 7.0  # 178 mm: the text width of an A4 page with the report's margins
 SIDE_BY_SIDE_UP_TO = 16  # columns; beyond this each matrix gets a figure of its own
@@ -105,4 +106,4 @@ def _extend(table: TableCorrelation) -> str:
 
 
 def _labels(columns: list[str], width: int) -> list[str]:
-    return [c if len(c) <= width else c[: width - 1] + "…" for c in columns]
+    return [short(c, width) for c in columns]

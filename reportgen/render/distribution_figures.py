@@ -12,7 +12,8 @@ from matplotlib.ticker import MaxNLocator
 
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.distributions import ColumnDistribution, PairDistribution
-from reportgen.render.figures import new_figure, no_mathtext, short
+from reportgen.render.figures import new_figure, no_mathtext
+from reportgen.render.formatting import short
 
 STYLE = {
     TRAIN: {"color": "#173a5e", "label": "training"},

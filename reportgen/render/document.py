@@ -1,4 +1,4 @@
-"""Results -> one self-contained HTML document -> PDF (WeasyPrint), written atomically.
+"""Results -> one self-contained HTML document -> PDF (WeasyPrint), written with its JSON as a pair.
 
 Rendering never computes: each section's figures are drawn from its result, and its template lays
 out the result. The HTML inlines its CSS and figures, so the one file works offline; the PDF is made
@@ -14,9 +14,9 @@ from pathlib import Path
 from markupsafe import Markup
 
 from reportgen.errors import RenderError
-from reportgen.files import write_atomic
 from reportgen.headlines import headlines
 from reportgen.metrics.registry import Section, sections
+from reportgen.outputs import json_path_of, results_sha256, write_pair
 from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
 from reportgen.results import ReportResults
@@ -34,8 +34,8 @@ class RenderedSection:
     html: Markup
 
 
-def render_html(results: ReportResults) -> str:
-    """The whole report as one HTML document."""
+def render_html(results: ReportResults, json_sha256: str | None = None) -> str:
+    """The whole report as one HTML document; ``json_sha256`` is the fingerprint of its JSON."""
     registered = {s.name: s for s in sections()}
     shown = [registered[name] for name in _page_order(results, registered)]
     env = environment(packages_of(s.template_package for s in shown))
@@ -59,6 +59,7 @@ def render_html(results: ReportResults) -> str:
         },
         sections=rendered,
         css=Markup(css),
+        json_sha256=json_sha256,
     )
 
 
@@ -103,15 +104,13 @@ def output_format(path: Path) -> str:
 def write_report(results: ReportResults, path: str | Path) -> Path:
     """Write the report (PDF or HTML by suffix) and its JSON beside it; return the JSON's path.
 
-    Both are rendered in memory first and each file is replaced atomically, so a failure never
-    leaves a partial report behind.
+    Both are rendered in memory first, the document printing the SHA-256 of the JSON's text, and
+    then written as a pair (``reportgen.outputs.write_pair``): both files change, or neither.
     """
     path = Path(path)
     fmt = output_format(path)
-    html = render_html(results)
+    json_text = results.to_json()
+    html = render_html(results, results_sha256(json_text))
     document = html_to_pdf(html) if fmt == "pdf" else html.encode("utf-8")
-    json_path = path.with_suffix(".json")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(json_path, lambda tmp: tmp.write_text(results.to_json(), encoding="utf-8"))
-    write_atomic(path, lambda tmp: tmp.write_bytes(document))
-    return json_path
+    write_pair(path, document, json_text)
+    return json_path_of(path)

@@ -1,4 +1,4 @@
-"""The one Jinja environment of the report: autoescaped, strict, with the number filters."""
+"""The one Jinja environment of the report: autoescaped, strict, with the number filters, long words cut."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from functools import lru_cache
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 
-from reportgen.render.formatting import FILTERS
+from reportgen.render.formatting import FILTERS, shown
 
 
 @lru_cache(maxsize=8)
@@ -19,6 +19,7 @@ def environment(template_packages: tuple[str, ...] = ("reportgen",)) -> Environm
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=shown,  # no printed string is long enough to hold the layout hostage
     )
     env.filters.update(FILTERS)
     return env

@@ -29,14 +29,6 @@ def to_data_uri(figure: Figure) -> str:
     return f"data:image/svg+xml;base64,{encoded}"
 
 
-def short(text: str, limit: int = 22) -> str:
-    """A label cut to ``limit`` characters in the middle, so ``measurement_07_value`` keeps its number."""
-    if len(text) <= limit:
-        return text
-    head = (limit - 1) // 2
-    return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
-
-
 def no_mathtext(ax: Axes) -> None:
     """Names and categories are data: never let matplotlib read ``$...$`` in them as formulas."""
     for text in [*ax.get_xticklabels(), *ax.get_yticklabels(), ax.title, ax.xaxis.label, ax.yaxis.label]:

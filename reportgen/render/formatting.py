@@ -1,11 +1,15 @@
-"""Number formatting for the report's pages: the one place that decides how a number reads.
+"""Formatting for the report's pages: the one place that decides how a number or a name reads.
 
 Tests compare the PDF's text with the JSON by formatting the JSON's values with these functions.
+Names and labels from the data (tables, columns, categories) are shortened for display by
+``short`` (figures) and ``short_words`` (every value a template prints): one string of thousands of
+characters without a space made WeasyPrint's layout take minutes. The JSON keeps the full names.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 DASH = "—"
 
@@ -53,6 +57,36 @@ def fmt_change(previous: float, current: float, unit: str) -> str:
     return f"{current - previous:+.{1 if unit == 'score' else 2}f}"
 
 
+# Longest run of characters without a space that a page prints. SHA-256 fingerprints (64 hex
+# digits) must stay whole; longer runs are cut in the middle.
+MAX_WORD = 80
+
+
+def short(text: str, limit: int = 22) -> str:
+    """A label cut to ``limit`` characters in the middle, so ``measurement_07_value`` keeps its number."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head) :]
+
+
+def short_words(text: str, limit: int = MAX_WORD) -> str:
+    """``text`` with every run of more than ``limit`` characters without a space cut to ``limit``."""
+    if len(text) <= limit:
+        return text
+    return re.sub(rf"\S{{{limit + 1},}}", lambda word: short(word.group(), limit), text)
+
+
+def shown(value: object) -> object:
+    """What a template prints for ``value`` (Jinja's ``finalize``): plain strings with long words cut.
+
+    Markup (HTML already rendered, with its own escaping) and inline figures (data URIs) pass whole.
+    """
+    if isinstance(value, str) and not hasattr(value, "__html__") and not value.startswith("data:"):
+        return short_words(value)
+    return value
+
+
 FILTERS = {
     "count": fmt_count,
     "pct": fmt_pct,
@@ -60,4 +94,5 @@ FILTERS = {
     "unit": fmt_unit,
     "change": fmt_change,
     "bar": fmt_bar,
+    "short": short,
 }

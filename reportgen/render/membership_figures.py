@@ -9,6 +9,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from reportgen.metrics.membership import ViewMembership
 from reportgen.privacy.membership import SELF_TEST_FPR
 from reportgen.render.figures import new_figure, no_mathtext
+from reportgen.render.formatting import short
 from reportgen.render.privacy_figures import CROSS, REAL, SYNTHETIC
 
 ATTACK_STYLES = {  # the short names of the section's tables
@@ -53,7 +54,10 @@ def roc_figure(view: ViewMembership) -> Figure:
     ax.set_xlabel("false-positive rate (holdout rows called members)", fontsize=6.5)
     ax.set_ylabel("true-positive rate (training rows found)", fontsize=6.5)
     ax.set_title(
-        f"{view.table}: {stats.targets:,} targets per side", fontsize=7, loc="left", parse_math=False
+        f"{short(view.table, 40)}: {stats.targets:,} targets per side",
+        fontsize=7,
+        loc="left",
+        parse_math=False,
     )
     ax.tick_params(labelsize=5.5)
     ax.spines[["top", "right"]].set_visible(False)

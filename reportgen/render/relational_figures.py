@@ -16,6 +16,7 @@ from matplotlib.ticker import PercentFormatter
 
 from reportgen.metrics.relational import RelationalResult, RelationFidelity
 from reportgen.render.figures import new_figure
+from reportgen.render.formatting import short
 
 PAGE_WIDTH = 180 / 25.4  # inches
 PANEL_HEIGHT = 2.05  # inches, title and axis labels included
@@ -86,9 +87,7 @@ def cardinality_bars(relation: RelationFidelity, ax: Axes | None = None) -> Figu
 
 
 def _title(relation: RelationFidelity) -> str:
-    label = relation.label
-    if len(label) > MAX_TITLE:
-        label = label[: MAX_TITLE - 1] + "…"
+    label = short(relation.label, MAX_TITLE)
     score = f"similarity {relation.similarity:.2f}"
     if relation.reference is not None:
         score += f" (reference {relation.reference:.2f})"

@@ -9,6 +9,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from reportgen.metrics.overview import OverviewResult, RelationSummary
 from reportgen.render.figures import new_figure
+from reportgen.render.formatting import short
 
 BOX_W, BOX_H = 1.0, 0.42
 GAP_X, GAP_Y = 0.35, 0.75
@@ -42,7 +43,7 @@ def schema_figure(result: OverviewResult) -> Figure:
         ax.text(
             x,
             y + 0.06,
-            _short(name),
+            short(name, 16),
             ha="center",
             va="center",
             fontsize=8,
@@ -121,7 +122,7 @@ def _draw_relations(ax, positions: dict[str, tuple[float, float]], relations: li
         )
         ax.text(
             *label_at,
-            _short(", ".join(r.columns), 14),
+            short(", ".join(r.columns), 14),
             fontsize=5.5,
             color="#34546e",
             ha="center",
@@ -129,7 +130,3 @@ def _draw_relations(ax, positions: dict[str, tuple[float, float]], relations: li
             parse_math=False,
             bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
         )
-
-
-def _short(text: str, limit: int = 16) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"

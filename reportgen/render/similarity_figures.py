@@ -6,7 +6,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from reportgen.metrics.similarity import TableSimilarity
-from reportgen.render.figures import new_figure, no_mathtext, short
+from reportgen.render.figures import new_figure, no_mathtext
+from reportgen.render.formatting import short
 
 ANNOTATE_UP_TO = 16  # columns; beyond this the cells are too small for numbers
 

@@ -12,7 +12,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from reportgen.metrics.utility import ModelScore, TableUtility
-from reportgen.render.figures import new_figure, no_mathtext, short
+from reportgen.render.figures import new_figure, no_mathtext
+from reportgen.render.formatting import short
 
 REAL, SYNTHETIC, SAME, MOVED = "#173a5e", "#e07b00", "#173a5e", "#b3261e"
 LABEL = 28  # characters of a model name in the figures
