@@ -98,3 +98,20 @@ def test_an_exact_copies_bar_is_a_lower_is_better_share(real, tmp_path):
     results = run(tmp_path, train, test, copied, fail_under={"exact_copies": 0.01})
     gate = next(g for g in results.gates.gates if g.name == "exact_copies")
     assert (gate.status, gate.higher_is_better, round(gate.value, 3)) == ("fail", False, 0.05)
+
+
+def test_an_attack_number_without_a_reference_is_ranked_from_zero():
+    """A worse-than-chance attack number with no reference used to trip an assertion on page 1."""
+    from reportgen.headlines import Headline
+    from reportgen.verdict import _clearly_worse, _gap
+
+    h = Headline(
+        name="singling_out",
+        label="Singling out",
+        value=0.4,
+        unit="number",
+        higher_is_better=False,
+        meaning="m",
+    )
+    assert _clearly_worse(h)
+    assert _gap(h) == pytest.approx(0.4)
