@@ -59,7 +59,8 @@ def read_training(train: RelationalData) -> tuple[RelationalData, list[Finding]]
         table = train.schema[name]
         if column not in table.inferred or column in table.key_columns:
             return None
-        return _parsed(values, TRAIN, name, column, leading_zeros_are_text=True)
+        parsed = _parsed(values, TRAIN, name, column, leading_zeros_are_text=True)
+        return parsed if parsed is not None else _mixed_types(values, name, column)
 
     parsed, findings, changed = _per_column(train, parse)
     tables = dict(train.schema)
@@ -143,6 +144,22 @@ def _parsed(
     return None
 
 
+def _mixed_types(values: pd.Series, table: str, column: str) -> Change | None:
+    """A training column of numbers and text together (1, "a"): said, as its values are read as labels."""
+    inferred = pd.api.types.infer_dtype(values, skipna=True) if values.dtype == object else ""
+    mixed = inferred in ("mixed", "mixed-integer")
+    if not mixed:
+        return None
+    return values, _finding(
+        "info",
+        "mixed_types",
+        table,
+        column,
+        "The training data mixes values of different types in this column (such as numbers and "
+        "text); each value is compared by its written form, so 1 and '1' are the same value.",
+    )
+
+
 def _is_text(values: pd.Series) -> bool:
     return pd.api.types.is_string_dtype(values.dtype) and not isinstance(values.dtype, pd.CategoricalDtype)
 
@@ -185,10 +202,32 @@ def _read_as_training(
         )
         if not (wants_numbers or table.kinds[column] is ColumnKind.DATETIME):
             return None
-        return _parsed(values, role, name, column, leading_zeros_are_text=False)
+        parsed = _parsed(values, role, name, column, leading_zeros_are_text=False)
+        return parsed if parsed is not None else _time_zone_assumed(reference, values, role, name, column)
 
     parsed, findings, _ = _per_column(data, parse)
     return parsed, findings
+
+
+def _time_zone_assumed(
+    real: pd.Series, values: pd.Series, role: str, table: str, column: str
+) -> Change | None:
+    """Timestamps with a time zone on one side and without on the other: said, as naive means UTC."""
+    is_stamp = pd.api.types.is_datetime64_any_dtype
+    if not (is_stamp(real.dtype) and is_stamp(values.dtype)):
+        return None
+    aware = getattr(real.dt, "tz", None) is not None, getattr(values.dt, "tz", None) is not None
+    if aware[0] == aware[1]:
+        return None
+    which = ("training", role) if aware[0] else (role, "training")
+    return values, _finding(
+        "info",
+        "time_zone_assumed",
+        table,
+        column,
+        f"The {which[0]} data gives these timestamps with a time zone, the {which[1]} data without "
+        "one; those without are taken as UTC.",
+    )
 
 
 # -- values no metric can use ------------------------------------------------------------------
@@ -277,6 +316,8 @@ def _boolean_change(
             _refuse_boolean(values, distinct, role, table, column)
         return None
     mapping = {value: spelling(truth) for value, truth in truths.items()}
+    if all(_labels([v]) == _labels([m]) for v, m in mapping.items()):
+        return None  # already written as the training data writes it (a value it merely lacks)
     aligned = values.map(mapping)
     if pd.api.types.is_bool_dtype(real.dtype):
         aligned = aligned.astype("boolean")

@@ -9,7 +9,7 @@ that is an error depends on the role of the data (real or synthetic), see ``vali
 from __future__ import annotations
 
 import warnings
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -426,6 +426,21 @@ def with_columns(frame: pd.DataFrame, columns: Mapping[Any, pd.Series]) -> pd.Da
     return out
 
 
+def check_frame(frame: pd.DataFrame, where: str) -> None:
+    """Refuse what no comparison can read: repeated column names, cells holding lists or dicts."""
+    check_unique_columns(frame, where)
+    for column, values in frame.items():
+        if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) != "mixed":
+            continue
+        unhashable = values.map(lambda v: not isinstance(v, Hashable))
+        if unhashable.any():
+            kind = type(values[unhashable].iloc[0]).__name__
+            raise DataError(
+                f"{where}, column {column!r}: some cells hold {kind} values, which cannot be "
+                "compared. Turn them into columns or plain strings first, or drop the column."
+            )
+
+
 def check_unique_columns(frame: pd.DataFrame, where: str) -> None:
     """Refuse a frame with two columns of one name: every column must be addressable by its name."""
     names = [str(c) for c in frame.columns]
@@ -453,7 +468,7 @@ def _check_tables_match(tables: Mapping[str, pd.DataFrame], schema: Schema) -> N
 
 
 def _resolve_table(name: str, frame: pd.DataFrame, table: Table, max_categories: int) -> Table:
-    check_unique_columns(frame, f"Table {name!r}")
+    check_frame(frame, f"Table {name!r}")
     columns = [str(c) for c in frame.columns]
     missing = [c for c in table.columns if c not in columns]
     if missing:

@@ -18,7 +18,7 @@ import pandas as pd
 from reportgen.data.relational import (
     KeyIntegrity,
     RelationalData,
-    check_unique_columns,
+    check_frame,
     with_string_columns,
 )
 from reportgen.errors import DataError, IncompatibleDataError
@@ -200,7 +200,7 @@ def _frames_of(
                 "tables; pass a dict of table names to DataFrames."
             )
         frame = with_string_columns(other)
-        check_unique_columns(frame, f"Table {next(iter(reference))!r} of the {role} data")
+        check_frame(frame, f"Table {next(iter(reference))!r} of the {role} data")
         return {next(iter(reference)): frame}
     if isinstance(other, Mapping):
         frames = {str(k): v for k, v in other.items()}
@@ -211,7 +211,7 @@ def _frames_of(
                     f"{type(frame).__name__}."
                 )
             frames[name] = with_string_columns(frame)
-            check_unique_columns(frames[name], f"Table {name!r} of the {role} data")
+            check_frame(frames[name], f"Table {name!r} of the {role} data")
         if len(reference) == 1 and len(frames) == 1:  # one table each: names (file names) may differ
             return {next(iter(reference)): next(iter(frames.values()))}
         return frames
