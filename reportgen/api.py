@@ -14,6 +14,7 @@ import pandas as pd
 from reportgen.alarms import by_severity, section_alarms
 from reportgen.comparison import compare, load_previous
 from reportgen.context import ENTITY_SUFFIX, NEAR_UNIQUE, NO_COMPARED_COLUMNS, EvaluationContext
+from reportgen.data.reconcile import read_training, reconcile_roles
 from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData, as_relational
 from reportgen.data.schema import Schema
 from reportgen.data.validation import (
@@ -189,10 +190,9 @@ def prepare_context(
     schema: Schema | None = None,
 ) -> EvaluationContext:
     """Validate the three inputs against the training data's schema and sample them."""
-    train = as_relational(data_train, schema, max_categories=settings.max_categories)
+    train, findings = read_training(as_relational(data_train, schema, max_categories=settings.max_categories))
     settings = replace(settings, targets=resolve_targets(train.schema, settings.targets) or None)
     check_not_empty(train, TRAIN)
-    findings = key_findings(train, TRAIN)
     missing = missing_synthetic_tables(train, data_synth)
     if len(missing) == len(train):
         raise IncompatibleDataError(
@@ -207,10 +207,15 @@ def prepare_context(
     if data_test is not None:
         test, test_findings = conform(train, data_test, TEST, optional=settings.targets, ignored=missing)
         check_not_empty(test, TEST)
-        findings += test_findings + key_findings(test, TEST)
+        findings += test_findings
     synth, synth_findings = conform(train, data_synth, SYNTH, optional=settings.targets)
     check_not_empty(synth, SYNTH)
-    findings += synth_findings + key_findings(synth, SYNTH)
+    findings += synth_findings
+    reconciled = reconcile_roles(train, test, synth)
+    train, test, synth = reconciled.train, reconciled.test, reconciled.synth
+    findings += reconciled.findings
+    for role, data in ((TRAIN, train), (TEST, test), (SYNTH, synth)):
+        findings += [] if data is None else key_findings(data, role)
     columns = {name: train.schema[name].columns for name in train}
     settings.columns.check(columns)
     check_risk_columns(settings.risk_secrets, settings.risk_link_columns, columns)

@@ -142,10 +142,12 @@ def _clearly_worse(h: Headline) -> bool:
 
 
 def _gap(h: Headline) -> float:
-    """How far a headline is from its reference, in points of its page-1 scale (shares as percent)."""
-    assert h.reference is not None
+    """How far a headline is from its reference, in points of its page-1 scale (shares as percent).
+
+    An attack number without a reference is measured from 0, as ``_clearly_worse`` judges it.
+    """
     scale = 100.0 if h.unit == "share" else 1.0
-    return abs(h.value - h.reference) * scale
+    return abs(h.value - (h.reference or 0.0)) * scale
 
 
 def _gate_sentence(gate: GateResult) -> str:

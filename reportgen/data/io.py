@@ -26,7 +26,7 @@ import pandas as pd
 import sqlalchemy as sa
 import yaml
 
-from reportgen.data.relational import RelationalData, as_relational
+from reportgen.data.relational import RelationalData, as_relational, with_columns
 from reportgen.data.schema import ColumnKind, ColumnSpec, ForeignKey, PrimaryKey, Schema, Table
 from reportgen.errors import InvalidParameterError, LoadError, SchemaError
 from reportgen.files import write_atomic
@@ -137,7 +137,7 @@ def load_folder(path: PathLike, schema: SchemaSource = None) -> RelationalData:
     if not names:
         raise LoadError(f"Folder {str(folder)!r} holds no table files; expected {'/'.join(TABLE_SUFFIXES)}.")
     files = {name: _table_file(folder, name, named.get(name), found) for name in names}
-    return _finish({name: _read_table_file(file) for name, file in files.items()}, resolved)
+    return _finish({name: _read_table_file(file, name) for name, file in files.items()}, resolved)
 
 
 def write_folder(
@@ -212,14 +212,27 @@ def _table_file(folder: Path, table: str, named: str | None, found: dict[str, li
     return files[0]
 
 
-def _read_table_file(file: Path) -> pd.DataFrame:
+def _read_table_file(file: Path, table: str) -> pd.DataFrame:
     """One table file; in CSV only empty fields are missing ("NA" or "None" stay values)."""
     try:
         if file.name.lower().endswith(".parquet"):
             return pd.read_parquet(file)
+        _check_csv_header(file, table)
         return pd.read_csv(file, keep_default_na=False, na_values=[""])
     except (OSError, ValueError) as error:
         raise LoadError(f"Cannot read table file {str(file)!r}: {error}") from None
+
+
+def _check_csv_header(file: Path, table: str) -> None:
+    """Refuse a header that names a column twice, which read_csv would rename silently ("x.1")."""
+    header = pd.read_csv(file, header=None, nrows=1, dtype=str, keep_default_na=False)
+    names = [str(n) for n in header.iloc[0]] if len(header) else []
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise LoadError(
+            f"Table {table!r}: the header of {str(file)!r} names column(s) {repeated} twice; "
+            "pandas would rename the second one silently. Give each column its own name."
+        )
 
 
 def _frame_writer(frame: pd.DataFrame, format: str) -> Callable[[Path], object]:
@@ -423,7 +436,7 @@ def _records(frame: pd.DataFrame, table: sa.Table) -> list[dict[str, Any]]:
         for c in table.columns
         if isinstance(c.type, sa.BigInteger) and pd.api.types.is_float_dtype(frame[c.name].dtype)
     }
-    frame = _with_columns(frame, whole)
+    frame = with_columns(frame, whole)
     return frame.astype(object).where(frame.notna(), None).to_dict("records")
 
 
@@ -439,7 +452,8 @@ def load(source: PathLike, schema: SchemaSource = None) -> RelationalData:
     if path is not None and path.is_file() and _table_name(path) is not None:
         resolved = _resolve_schema(schema)[0]
         name = next(iter(resolved)) if resolved is not None and len(resolved) == 1 else None
-        return _finish({name or str(_table_name(path)): _read_table_file(path)}, resolved)
+        name = name or str(_table_name(path))
+        return _finish({name: _read_table_file(path, name)}, resolved)
     raise LoadError(
         f"Cannot load {source!r}: expected a database URL (such as 'sqlite:///data.db'), an "
         f"existing folder of table files, or one existing {'/'.join(TABLE_SUFFIXES)} file."
@@ -454,7 +468,7 @@ def _finish(frames: dict[str, pd.DataFrame], schema: Schema | None) -> Relationa
 
 def _booleans(frame: pd.DataFrame) -> pd.DataFrame:
     """Give object columns of booleans (read_csv's True/False with gaps) the ``boolean`` dtype."""
-    return _with_columns(
+    return with_columns(
         frame,
         {
             column: values.astype("boolean")
@@ -466,7 +480,7 @@ def _booleans(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _datetimes(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
     """Parse the datetime columns that hold ISO 8601 strings (others are left as they are)."""
-    return _with_columns(
+    return with_columns(
         frame,
         {
             column: _parsed_datetimes(values)
@@ -475,16 +489,6 @@ def _datetimes(frame: pd.DataFrame, table: Table) -> pd.DataFrame:
             and not pd.api.types.is_datetime64_any_dtype(values.dtype)
         },
     )
-
-
-def _with_columns(frame: pd.DataFrame, columns: Mapping[Any, pd.Series]) -> pd.DataFrame:
-    """Return ``frame`` with some columns replaced (a new frame; the input is left alone)."""
-    if not columns:
-        return frame
-    out = frame.copy(deep=False)
-    for name, values in columns.items():
-        out[name] = values
-    return out
 
 
 def _parsed_datetimes(values: pd.Series) -> pd.Series:

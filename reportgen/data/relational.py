@@ -9,8 +9,9 @@ that is an error depends on the role of the data (real or synthetic), see ``vali
 from __future__ import annotations
 
 import warnings
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -133,11 +134,11 @@ class RelationalData(Mapping[str, pd.DataFrame]):
             name: {c: t.kinds[c] for c in t.columns if c in t.inferred} for name, t in self.schema.items()
         }
 
-    def with_tables(self, tables: Mapping[str, pd.DataFrame]) -> RelationalData:
-        """The same schema over other tables (used for subsets of this data)."""
+    def with_tables(self, tables: Mapping[str, pd.DataFrame], schema: Schema | None = None) -> RelationalData:
+        """The same schema (or ``schema``, same tables and columns) over other tables."""
         new = object.__new__(RelationalData)
         new._tables = dict(tables)
-        new.schema = self.schema
+        new.schema = self.schema if schema is None else schema
         new.max_categories = self.max_categories
         new.sampling = None
         new.split_plan = None
@@ -420,6 +421,42 @@ def with_string_columns(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.rename(columns=str)
 
 
+def with_columns(frame: pd.DataFrame, columns: Mapping[Any, pd.Series]) -> pd.DataFrame:
+    """Return ``frame`` with some columns replaced (a new frame; the input is left alone)."""
+    if not columns:
+        return frame
+    out = frame.copy(deep=False)
+    for name, values in columns.items():
+        out[name] = values
+    return out
+
+
+def check_frame(frame: pd.DataFrame, where: str) -> None:
+    """Refuse what no comparison can read: repeated column names, cells holding lists or dicts."""
+    check_unique_columns(frame, where)
+    for column, values in frame.items():
+        if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) != "mixed":
+            continue
+        unhashable = values.map(lambda v: not isinstance(v, Hashable))
+        if unhashable.any():
+            kind = type(values[unhashable].iloc[0]).__name__
+            raise DataError(
+                f"{where}, column {column!r}: some cells hold {kind} values, which cannot be "
+                "compared. Turn them into columns or plain strings first, or drop the column."
+            )
+
+
+def check_unique_columns(frame: pd.DataFrame, where: str) -> None:
+    """Refuse a frame with two columns of one name: every column must be addressable by its name."""
+    names = [str(c) for c in frame.columns]
+    if len(set(names)) != len(names):
+        dupes = sorted({c for c in names if names.count(c) > 1})
+        raise SchemaError(
+            f"{where}: duplicate column names {dupes}; each column must have its own name. "
+            "Rename or drop the repeated column(s)."
+        )
+
+
 def _check_tables_match(tables: Mapping[str, pd.DataFrame], schema: Schema) -> None:
     missing = [t for t in schema if t not in tables]
     if missing:
@@ -436,10 +473,8 @@ def _check_tables_match(tables: Mapping[str, pd.DataFrame], schema: Schema) -> N
 
 
 def _resolve_table(name: str, frame: pd.DataFrame, table: Table, max_categories: int) -> Table:
+    check_frame(frame, f"Table {name!r}")
     columns = [str(c) for c in frame.columns]
-    if len(set(columns)) != len(columns):
-        dupes = sorted({c for c in columns if columns.count(c) > 1})
-        raise SchemaError(f"Table {name!r}: duplicate column names {dupes}. Rename them.")
     missing = [c for c in table.columns if c not in columns]
     if missing:
         raise SchemaError(

@@ -15,7 +15,12 @@ from collections.abc import Collection, Mapping
 
 import pandas as pd
 
-from reportgen.data.relational import KeyIntegrity, RelationalData, with_string_columns
+from reportgen.data.relational import (
+    KeyIntegrity,
+    RelationalData,
+    check_frame,
+    with_string_columns,
+)
 from reportgen.errors import DataError, IncompatibleDataError
 from reportgen.results import Finding
 
@@ -194,7 +199,9 @@ def _frames_of(
                 f"The {role} data is one DataFrame, but the training data has {len(reference)} "
                 "tables; pass a dict of table names to DataFrames."
             )
-        return {next(iter(reference)): with_string_columns(other)}
+        frame = with_string_columns(other)
+        check_frame(frame, f"Table {next(iter(reference))!r} of the {role} data")
+        return {next(iter(reference)): frame}
     if isinstance(other, Mapping):
         frames = {str(k): v for k, v in other.items()}
         for name, frame in frames.items():
@@ -204,6 +211,7 @@ def _frames_of(
                     f"{type(frame).__name__}."
                 )
             frames[name] = with_string_columns(frame)
+            check_frame(frames[name], f"Table {name!r} of the {role} data")
         if len(reference) == 1 and len(frames) == 1:  # one table each: names (file names) may differ
             return {next(iter(reference)): next(iter(frames.values()))}
         return frames

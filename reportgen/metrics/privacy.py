@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext
-from reportgen.data.validation import SYNTH, TRAIN
+from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import measured_and_skipped
 from reportgen.params import Interval, NoneValue, validate_params
 from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
@@ -195,9 +195,11 @@ def _view_privacy(
     """The privacy statistics of one table or entity view, or why it cannot be measured."""
     if view.space.n_features == 0:
         return NO_COMPARED_COLUMNS
-    n_train, n_synth = len(view.rows.train), len(view.rows.synth)
-    if n_train < 2 or n_synth < 1:
-        return f"too few rows ({n_train:,} training, {n_synth:,} synthetic) for any distance"
+    rows = {TRAIN: view.rows.train, SYNTH: view.rows.synth, TEST: view.rows.test}
+    sizes = {role: len(r) for role, r in rows.items() if r is not None}
+    if min(sizes.values()) < 2:  # nearest neighbours within each side need two rows
+        counts = ", ".join(f"{n:,} {role}" for role, n in sizes.items())
+        return f"too few rows ({counts}) for any distance; each side needs at least 2"
     return _privacy(ctx, name, view, with_max_similarity)
 
 
@@ -230,7 +232,7 @@ def _privacy(
             n_repeats=settings.privacy_repeats,
         )
     max_similarity = None
-    if with_max_similarity:
+    if with_max_similarity and min(len(rows.train), len(rows.synth)) >= 2:  # the test's minimum
         ctx.progress(f"{name}: maximum similarity")
         gower = GowerSpace.fit(view.frames[TRAIN], view.kinds, max_levels=settings.max_encoded_levels)
         max_similarity = max_similarity_stats(
