@@ -4,7 +4,8 @@ Runs the whole report (with utility, target income, holdout adult_test.csv, defa
 for each generator, prints the headline numbers with their references and the three verdicts, and
 keeps page 1 of each report as a PNG (60 dpi, needs pdftoppm) in the output folder.
 
-Run: python benchmarks/bench_verdicts.py [out_folder]   (about 2 minutes a generator on 2 cores)
+Run: python benchmarks/bench_verdicts.py [out_folder [generator ...]]   (about 2 minutes a generator on
+2 cores; every generator unless some are named)
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def main() -> None:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "bench-verdicts")
     out.mkdir(parents=True, exist_ok=True)
     train, test = read(ADULT / "adult_train.csv"), read(ADULT / "adult_test.csv")
-    for generator in GENERATORS:
+    for generator in sys.argv[2:] or GENERATORS:
         synth = read(ADULT / "synthetic" / generator / "adult_train.csv.gz")
         start = time.perf_counter()
         pdf = out / f"{generator}.pdf"

@@ -11,14 +11,6 @@ from reportgen.cli import main
 from reportgen.data.io import write_folder
 
 
-def test_demo_command_writes_report_and_json(tmp_path, capsys):
-    out = tmp_path / "demo.html"
-    assert main(["demo", "--out", str(out), "--quiet"]) == 0
-    assert "Report written to" in capsys.readouterr().out
-    assert out.read_text().startswith("<!DOCTYPE html>")
-    assert ReportResults.load(tmp_path / "demo.json").sections["overview"].status == "ok"
-
-
 @pytest.fixture
 def folders(people, tmp_path):
     for name, frame in {

@@ -1,29 +1,38 @@
 """The packaged demos: their PDFs open, show every section, and say exactly what their JSON says."""
 
 import re
+import shlex
 
 import pytest
 from pypdf import PdfReader
 
 from reportgen import ReportResults
-from reportgen.demo import run_demo
+from reportgen.cli import main
 from reportgen.render.formatting import fmt_count, fmt_num, fmt_pct
 
+from .test_readme import inside
 
-def written(path, **kwargs) -> tuple[ReportResults, str]:
-    run_demo(path, **kwargs)
+QUICK_START = "reportgen demo"  # README's quick start
+RELATIONAL = "reportgen demo --relational --out demo.pdf"  # README's command-line examples
+
+
+def written(folder, line: str, pdf: str) -> tuple[ReportResults, str]:
+    """Run a README demo line in ``folder`` as the command line would, and read what it wrote."""
+    with inside(folder):
+        assert main(shlex.split(line)[1:]) == 0
+    path = folder / pdf
     text = "\n".join(page.extract_text() for page in PdfReader(path).pages)
     return ReportResults.load(path.with_suffix(".json")), re.sub(r"\s+", " ", text)
 
 
 @pytest.fixture(scope="module")
 def single(tmp_path_factory):
-    return written(tmp_path_factory.mktemp("demo") / "demo.pdf")
+    return written(tmp_path_factory.mktemp("demo"), QUICK_START, "reportgen-demo/report.pdf")
 
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
-    return written(tmp_path_factory.mktemp("demo") / "demo.pdf", relational=True)
+    return written(tmp_path_factory.mktemp("demo"), RELATIONAL, "demo.pdf")
 
 
 def test_the_default_demo_shows_every_section_with_its_references(single):
