@@ -59,6 +59,7 @@ class Headline(BaseModel):
     gap: str | None = None  # which way the number departs from its reference, in words
     tolerance: float | None = None  # a change smaller than this is noise (None: the unit's rule)
     reference_withheld: str | None = None  # why a reference is not shown although a holdout was given
+    interval: tuple[float, float] | None = None  # its 95% interval, where the number has one
 
 
 def _section(results: ReportResults, name: str) -> Any | None:
@@ -311,6 +312,7 @@ def _privacy_risks(results: ReportResults) -> list[Headline]:
             name=name,
             label=label,
             value=headline.risk,
+            interval=headline.risk_interval,
             unit="share",
             higher_is_better=False,
             meaning=meaning,

@@ -10,7 +10,8 @@ says why, naming the number or the finding that decided.
 (or, for the measures where closer to the reference is better, that far from it on either side);
 a share (exact copies, rows at risk) above both twice its reference and its reference plus
 ``SHARE_MARGIN``; an attack's number (AUC, epsilon bound) beyond its chance level (or 0) by more
-than its own tolerance.
+than its own tolerance; an attack's risk (singling out, linkability, inference) whose 95% interval
+lies above ``SHARE_MARGIN``.
 """
 
 from __future__ import annotations
@@ -130,8 +131,8 @@ def _clearly_worse(h: Headline) -> bool:
     if h.unit == "number":  # attack numbers: worse than chance (or than 0) by more than their noise
         excess = h.value - (h.reference or 0.0)
         return (excess if not h.higher_is_better else -excess) > (h.tolerance or 0.0)
-    if h.reference is None:
-        return False
+    if h.reference is None:  # an attack's risk: 0 is its level, and its interval says if it is above
+        return h.interval is not None and not h.higher_is_better and h.interval[0] > SHARE_MARGIN
     if h.unit == "share":
         return h.value > max(2 * h.reference, h.reference + SHARE_MARGIN)
     if h.closer_to_reference and h.name != "authenticity":
@@ -170,6 +171,13 @@ def _headline_sentence(h: Headline, n_worse: int) -> str:
     more = f" ({n_worse - 1} more measure{'s' if n_worse > 2 else ''} fall short too)" if n_worse > 1 else ""
     if h.closer_to_reference:
         return f"{h.label} is {value} against {reference} for real data{': ' + h.gap if h.gap else ''}{more}."
+    if h.reference is None:
+        low, high = (_shown(bound, h) for bound in h.interval or (h.value, h.value))
+        interval = f" (95% interval {low} to {high})" if h.interval else ""
+        return (
+            f"{h.label} is {value}{interval}, above the 0 of a release that reveals nothing about its "
+            f"training rows{more}."
+        )
     return f"{h.label} is {value}, clearly worse than the {reference} that real data reaches{more}."
 
 

@@ -130,6 +130,9 @@ def test_references_drawn_on_a_table_copied_to_both_sides_are_withheld_with_the_
     # the membership attacks' reference is chance, not the holdout: it stays
     assert shown["mia_auc"].reference is not None and shown["mia_auc"].reference_withheld is None
     assert "Reference withheld: the holdout of countries" in (tmp_path / "r.html").read_text()
+    # no row of a shared table is a non-member: the attacks leave it out, saying why
+    for section in ("membership", "privacy_risks"):
+        assert "holdout rows are its training rows" in results.sections[section].skipped["countries"]
 
 
 def test_privacy_on_distances_alone_is_a_concern_that_says_how_to_keep_a_holdout(real, tmp_path):
@@ -165,3 +168,16 @@ def test_an_attack_number_without_a_reference_is_ranked_from_zero():
     )
     assert _clearly_worse(h)
     assert _gap(h) == pytest.approx(0.4)
+
+
+def test_an_attack_risk_above_zero_is_a_privacy_concern_even_when_every_bar_passes(real, tmp_path):
+    """Columns resampled from the training values on their own: no row is copied, but each unique
+    training value is, and a condition on one singles its person out."""
+    train, test = real
+    rng = np.random.default_rng(5)
+    marginals = train.apply(lambda column: rng.choice(column.to_numpy(), len(column)))
+    results = run(tmp_path, train, test, marginals, risk_attacks=300)
+    privacy = next(v for v in results.verdicts if v.concern == "privacy")
+    assert results.gates.passed and privacy.status == "concern"
+    assert privacy.why.startswith("Singling-out risk is") and "95% interval" in privacy.why
+    assert "above the 0 of a release that reveals nothing" in privacy.why

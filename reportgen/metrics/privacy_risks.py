@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reportgen.context import DistanceView, EvaluationContext
+from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
 from reportgen.data.relational import HOLDOUT_ADVICE
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.errors import InvalidParameterError
+from reportgen.metrics.membership import SHARED_TABLE
 from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
 from reportgen.params import Interval, validate_params
 from reportgen.privacy.risks import (
@@ -173,6 +174,8 @@ def compute_privacy_risks(
 
 def _view_risks(ctx: EvaluationContext, name: str, view: DistanceView) -> ViewRisks | str:
     """The three attacks on one table or entity view, or why it cannot be attacked."""
+    if ctx.holdout_is_training(name.removesuffix(ENTITY_SUFFIX)):
+        return SHARED_TABLE
     if view.space.n_features == 0:
         return "no column to attack (only keys, identifiers or free text)"
     rows = view.rows
