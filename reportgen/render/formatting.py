@@ -45,6 +45,11 @@ def fmt_unit(value: float | None, unit: str) -> str:
     return fmt_num(value, 1 if unit == "score" else 2)
 
 
+def fmt_score(value: float | None) -> str:
+    """A 0-1 measure on the 0-100 scale page 1 shows it on: 0.935 -> 93.5 (one scale per measure)."""
+    return fmt_num(None if value is None else 100 * value, 1)
+
+
 def fmt_bar(value: float, unit: str) -> str:
     """A release bar as the user set it: 80, 0.6, or a share as a percentage (5.0%)."""
     return fmt_pct(value, 1) if unit == "share" else f"{value:g}"
@@ -91,6 +96,7 @@ FILTERS = {
     "count": fmt_count,
     "pct": fmt_pct,
     "num": fmt_num,
+    "score": fmt_score,
     "unit": fmt_unit,
     "change": fmt_change,
     "bar": fmt_bar,
