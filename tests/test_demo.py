@@ -108,3 +108,10 @@ def test_the_privacy_headline_and_table_in_the_pdf_equal_the_json(demo):
         row = f"{t.table} {fmt_num(p.privacy_score, 1)} ± {fmt_num(p.privacy_score_std, 1)}"
         assert row in text, row
         assert f"{fmt_pct(p.risk)} {fmt_pct(t.distances.exact_copies)}" in text
+
+
+def test_the_run_table_reads_as_words_not_python(single):
+    _, text = single
+    run = text[text.index("How this report was produced") :]
+    assert "targets table: income" in run and "columns default" in run and "n_max_train 50,000" in run
+    assert "{'" not in run and "None" not in run

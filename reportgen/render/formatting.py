@@ -50,6 +50,28 @@ def fmt_score(value: float | None) -> str:
     return fmt_num(None if value is None else 100 * value, 1)
 
 
+def fmt_setting(value: object) -> str:
+    """A run setting in words: a mapping as ``key: value`` pairs, a list joined, unset as a dash.
+
+    ``columns`` with no selection at all reads "default" rather than a row of Nones.
+    """
+    if value is None:
+        return DASH
+    if isinstance(value, dict):
+        chosen = {k: v for k, v in value.items() if v is not None}
+        if not chosen:
+            return "default"
+        return "; ".join(f"{k}: {fmt_setting(v)}" for k, v in chosen.items())
+    if isinstance(value, (list, tuple)):
+        nested = any(isinstance(v, (list, tuple)) for v in value)  # linkability's two column sets
+        return (" / " if nested else ", ").join(fmt_setting(v) for v in value) if value else DASH
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
 def fmt_bar(value: float, unit: str) -> str:
     """A release bar as the user set it: 80, 0.6, or a share as a percentage (5.0%)."""
     return fmt_pct(value, 1) if unit == "share" else f"{value:g}"
@@ -97,6 +119,7 @@ FILTERS = {
     "pct": fmt_pct,
     "num": fmt_num,
     "score": fmt_score,
+    "setting": fmt_setting,
     "unit": fmt_unit,
     "change": fmt_change,
     "bar": fmt_bar,

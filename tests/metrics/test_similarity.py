@@ -1,5 +1,7 @@
 """Known-answer tests of the similarity section on data the tests generate."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -136,3 +138,27 @@ def test_the_shortfall_list_names_the_damaged_column_and_pair_first(real):
     assert {result.worst_pairs[0].a, result.worst_pairs[0].b} == {"x", "y"}
     for item in result.worst_columns + result.worst_pairs:
         assert item.shortfall == pytest.approx(item.reference - item.similarity)
+
+
+def test_the_shortfall_list_on_the_page_is_sorted_columns_and_pairs_together(real):
+    from reportgen.render.environment import environment
+    from reportgen.results import RunInfo
+
+    train, test = real
+    rng = np.random.default_rng(9)
+    synth = population(4000, rng).assign(
+        d=lambda f: rng.permutation(f["d"].to_numpy()), x=lambda f: f["x"] + 0.5
+    )
+    result = compute_similarity(prepare_context(train, test, synth, ReportSettings()))
+    run = RunInfo(
+        title="t", reportgen_version="0", created_at="", seed=0, settings={}, versions={}, has_holdout=True
+    )
+    html = (
+        environment()
+        .get_template("sections/similarity.html.j2")
+        .render(result=result, figures={}, run=run, title="Similarity")
+    )
+    rows = html[html.index('<table class="shortfall">') :].split("</table>")[0]
+    shortfalls = [float(v) for v in re.findall(r'<td class="num[^"]*">(-?[0-9.]+)</td></tr>', rows)]
+    assert len(shortfalls) == len(result.worst_columns) + len(result.worst_pairs) > 2
+    assert shortfalls == sorted(shortfalls, reverse=True)
