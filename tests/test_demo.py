@@ -115,3 +115,15 @@ def test_the_run_table_reads_as_words_not_python(single):
     run = text[text.index("How this report was produced") :]
     assert "targets table: income" in run and "columns default" in run and "n_max_train 50,000" in run
     assert "{'" not in run and "None" not in run
+
+
+def test_without_a_holdout_no_caption_speaks_of_one(demo):
+    """The relational demo has no holdout: its figures and tables must not describe holdout curves."""
+    _, text = demo
+    for caption in (
+        "grey dashed: holdout",
+        "holdout value is what",
+        "Values in brackets: the holdout",
+        "compare with the holdout",
+    ):
+        assert caption not in text, caption
