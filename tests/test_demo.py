@@ -127,3 +127,25 @@ def test_without_a_holdout_no_caption_speaks_of_one(demo):
         "compare with the holdout",
     ):
         assert caption not in text, caption
+
+
+def test_figure_legends_sit_outside_the_plotted_data(single):
+    from reportgen.render.alpha_beta_figures import alpha_beta_figure
+    from reportgen.render.privacy_figures import privacy_figure
+
+    results, _ = single
+    figures = [privacy_figure(results.sections["privacy"].tables[0])]
+    figures.append(alpha_beta_figure(results.sections["alpha_beta"].tables[0]))
+    checked = 0
+    for figure in figures:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        renderer = FigureCanvasAgg(figure).get_renderer()
+        figure.draw(renderer)  # constrained layout places the legends
+        for ax in figure.axes:
+            legend = ax.get_legend()
+            if legend is None or not ax.get_visible():
+                continue
+            assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+            checked += 1
+    assert checked == 6

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from reportgen.metrics.alpha_beta import TableAlphaBeta
-from reportgen.render.figures import new_figure, no_mathtext
+from reportgen.render.figures import legend_below, new_figure, no_mathtext
 from reportgen.render.privacy_figures import HOLDOUT, REAL, SYNTHETIC
 
 
@@ -47,7 +47,7 @@ def _curve_panel(ax: Axes, table: TableAlphaBeta, curve: str, symbol: str, title
     ax.set_ylabel(title, fontsize=6.5)
     ax.set_title(title, fontsize=7, loc="left")
     _style(ax)
-    ax.legend(fontsize=5.2, frameon=False, loc="upper left")
+    legend_below(ax)
 
 
 def _loss_panel(ax: Axes, table: TableAlphaBeta) -> None:
@@ -77,7 +77,7 @@ def _loss_panel(ax: Axes, table: TableAlphaBeta) -> None:
     ax.set_ylabel("soft-boundary objective", fontsize=6.5)
     ax.set_title("One-class network training", fontsize=7, loc="left")
     _style(ax)
-    ax.legend(fontsize=5.2, frameon=False, loc="upper right")
+    legend_below(ax)
 
 
 def _style(ax: Axes) -> None:

@@ -33,3 +33,19 @@ def no_mathtext(ax: Axes) -> None:
     """Names and categories are data: never let matplotlib read ``$...$`` in them as formulas."""
     for text in [*ax.get_xticklabels(), *ax.get_yticklabels(), ax.title, ax.xaxis.label, ax.yaxis.label]:
         text.set_parse_math(False)
+
+
+def legend_below(ax: Axes, *, ncols: int = 2) -> None:
+    """The axes' legend under its x-axis label, outside the plotted data.
+
+    Constrained layout counts the legend in the axes' extent, so the figure makes room for it; a
+    legend inside the axes covers data wherever the data happen to lie.
+    """
+    ax.legend(
+        fontsize=5.2,
+        frameon=False,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.32),
+        ncols=ncols,
+        borderaxespad=0,
+    )

@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from reportgen.metrics.privacy import TablePrivacy
-from reportgen.render.figures import new_figure, no_mathtext
+from reportgen.render.figures import legend_below, new_figure, no_mathtext
 
 REAL, HOLDOUT, SYNTHETIC, CROSS = "#173a5e", "#7d8894", "#e07b00", "#b3261e"
 CURVES = {
@@ -88,4 +88,4 @@ def _curves(ax: Axes, edges: Sequence[float], counts: dict[str, list[int]], xlab
     ax.set_ylabel("share of rows", fontsize=6.5)
     ax.tick_params(labelsize=5.5)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=5.2, frameon=False, loc="upper right")
+    legend_below(ax)
