@@ -26,6 +26,7 @@ SOURCES = {
 
 
 def main() -> None:
+    """Write the three seeded samples into the package's demo folder."""
     OUT.mkdir(parents=True, exist_ok=True)
     for role, source in SOURCES.items():
         frame = pd.read_csv(source).sample(n=SIZES[role], random_state=0).reset_index(drop=True)

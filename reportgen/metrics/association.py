@@ -49,7 +49,7 @@ from reportgen.context import ENTITY_SUFFIX, EvaluationContext
 from reportgen.data.entities import entity_tables
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.correlation import PhikMatrices, phik_matrices, phik_of_frames
-from reportgen.metrics.registry import MetricNotComputed
+from reportgen.metrics.registry import measured_and_skipped
 from reportgen.results import SectionResult
 
 NOISE_Z = 3.0  # a pair below this phik significance in every real data set is noise
@@ -117,16 +117,13 @@ def noise_pairs(significance: list[np.ndarray]) -> np.ndarray:
 
 def compute_association(ctx: EvaluationContext) -> AssociationResult:
     """Association retained in every table and entity view with two or more phik columns."""
-    tables: list[TableAssociation] = []
-    skipped: dict[str, str] = {}
-    for prep in map(ctx.table, ctx.table_names):
-        _add(tables, skipped, prep.name, phik_matrices(prep))
-    entities: list[TableAssociation] = []
+    outcomes = {name: _measured(name, phik_matrices(ctx.table(name)), "table") for name in ctx.table_names}
     for parent in entity_tables(ctx.train.schema):
         name = parent + ENTITY_SUFFIX
-        _add(entities, skipped, name, _entity_phik(ctx, parent, name), view="entity")
-    if not tables and not entities:
-        raise MetricNotComputed("; ".join(f"{name!r}: {reason}" for name, reason in skipped.items()))
+        outcomes[name] = _measured(name, _entity_phik(ctx, parent, name), "entity")
+    measured, skipped = measured_and_skipped(outcomes)
+    tables = [t for t in measured if t.view == "table"]
+    entities = [t for t in measured if t.view == "entity"]
     weakest = min(entities, key=lambda t: (t.retained, t.table), default=None)
     retained, reference = _pooled(tables)
     return AssociationResult(
@@ -152,19 +149,11 @@ def _pooled(tables: list[TableAssociation]) -> tuple[float | None, float | None]
     return _clipped(1.0 - sum(t.difference for t in tables) / total), reference
 
 
-def _add(
-    measured: list[TableAssociation],
-    skipped: dict[str, str],
-    name: str,
-    phik: PhikMatrices | None,
-    view: Literal["table", "entity"] = "table",
-) -> None:
-    """Measure one table or view into ``measured``, or record in ``skipped`` why it cannot be."""
-    result = "fewer than two columns that phik can compare" if phik is None else _table(name, phik, view)
-    if isinstance(result, str):
-        skipped[name] = result
-    else:
-        measured.append(result)
+def _measured(
+    name: str, phik: PhikMatrices | None, view: Literal["table", "entity"]
+) -> TableAssociation | str:
+    """One table or view measured, or why it cannot be."""
+    return "fewer than two columns that phik can compare" if phik is None else _table(name, phik, view)
 
 
 def _entity_phik(ctx: EvaluationContext, parent: str, name: str) -> PhikMatrices | None:

@@ -53,7 +53,7 @@ from reportgen.context import ENTITY_SUFFIX, EvaluationContext
 from reportgen.data.entities import entity_tables
 from reportgen.data.schema import ColumnKind
 from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.metrics.registry import MetricNotComputed
+from reportgen.metrics.registry import measured_and_skipped
 from reportgen.results import SectionResult
 
 N_FOLDS = 5
@@ -165,17 +165,8 @@ def detection_score(auc: float) -> float:
 
 def compute_detection(ctx: EvaluationContext) -> DetectionResult:
     """The detection section of the report."""
-    tables: list[TableDetection] = []
-    skipped: dict[str, str] = {}
-    for name, view in _views(ctx).items():
-        ctx.progress(f"{name}: classifier two-sample test")
-        measured = _view_detection(ctx, name, view)
-        if isinstance(measured, str):
-            skipped[name] = measured
-        else:
-            tables.append(measured)
-    if not tables:
-        raise MetricNotComputed("; ".join(f"{name}: {reason}" for name, reason in skipped.items()))
+    outcomes = {name: _view_detection(ctx, name, view) for name, view in _views(ctx).items()}
+    tables, skipped = measured_and_skipped(outcomes)
     weakest = min(tables, key=lambda t: (t.synthetic.score, t.table))
     return DetectionResult(
         section="detection",
@@ -203,6 +194,7 @@ def _views(ctx: EvaluationContext) -> dict[str, _View]:
 
 
 def _view_detection(ctx: EvaluationContext, name: str, view: _View) -> TableDetection | str:
+    ctx.progress(f"{name}: classifier two-sample test")
     if not view.kinds:
         return "no column to compare (only keys, identifiers or free text)"
     n_train, n_synth = len(view.frames[TRAIN]), len(view.frames[SYNTH])
