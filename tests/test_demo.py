@@ -129,23 +129,102 @@ def test_without_a_holdout_no_caption_speaks_of_one(demo):
         assert caption not in text, caption
 
 
-def test_figure_legends_sit_outside_the_plotted_data(single):
-    from reportgen.render.alpha_beta_figures import alpha_beta_figure
-    from reportgen.render.privacy_figures import privacy_figure
+# -- the pages as a reader sees them (visual regression on measurable properties) ---------------
+# Page budget: the body (page 1 to the last section) of a one-table report, the pages each further
+# table may add, and the appendix (run, methodology, references, glossary: the same text in every
+# report, apart from the run table).
+BODY_PAGES_ONE_TABLE = 16
+BODY_PAGES_PER_EXTRA_TABLE = 2
+APPENDIX_PAGES = 14
 
-    results, _ = single
-    figures = [privacy_figure(results.sections["privacy"].tables[0])]
-    figures.append(alpha_beta_figure(results.sections["alpha_beta"].tables[0]))
+
+@pytest.fixture(scope="module")
+def single_pages(single):
+    return laid_out(single[0])
+
+
+@pytest.fixture(scope="module")
+def demo_pages(demo):
+    return laid_out(demo[0])
+
+
+def laid_out(results: ReportResults):
+    """The report's HTML laid out by WeasyPrint, as its PDF prints it."""
+    from reportgen.render.document import render_html
+
+    from .render.layout import layout
+
+    return layout(render_html(results))
+
+
+def names_in(results: ReportResults) -> set[str]:
+    tables = results.sections["overview"].tables
+    return {t.name for t in tables} | {c.name for t in tables for c in t.columns}
+
+
+@pytest.mark.parametrize("which", ["single", "demo"])
+def test_no_text_runs_past_its_cell_or_the_page_margin(which, request):
+    from .render.layout import overflowing_text
+
+    assert overflowing_text(request.getfixturevalue(f"{which}_pages")) == []
+
+
+@pytest.mark.parametrize("which", ["single", "demo"])
+def test_no_table_or_column_name_is_broken_inside_a_word(which, request):
+    from .render.layout import names_broken_mid_word
+
+    results, _ = request.getfixturevalue(which)
+    assert names_broken_mid_word(request.getfixturevalue(f"{which}_pages"), names_in(results)) == []
+
+
+@pytest.mark.parametrize("which", ["single", "demo"])
+def test_the_report_keeps_its_page_budget(which, request):
+    from .render.layout import page_of
+
+    results, _ = request.getfixturevalue(which)
+    document = request.getfixturevalue(f"{which}_pages")
+    extra_tables = len(results.sections["overview"].tables) - 1
+    body = page_of(document, "run") - 1
+    assert body <= BODY_PAGES_ONE_TABLE + BODY_PAGES_PER_EXTRA_TABLE * extra_tables
+    assert len(document.pages) - body <= APPENDIX_PAGES
+
+
+def test_a_narrow_table_of_long_names_wraps_them_at_separators_only():
+    """The hard case on its own: six narrow columns of long snake_case and camelCase names."""
+    from importlib.resources import files
+
+    from reportgen.render.formatting import break_opportunities
+
+    from .render.layout import layout, names_broken_mid_word, overflowing_text
+
+    names = ["german_credit_rating_final", "customerAccountIdentifier", "rating_final_score_2024"]
+    css = files("reportgen").joinpath("templates/report.css").read_text(encoding="utf-8")
+    cells = "".join(f"<td>{n}</td>" for n in names * 2)
+    html = f"<html><head><style>{css}</style></head><body><table><tr>{cells}</tr></table></body></html>"
+    wrapped = layout(break_opportunities(html))
+    assert names_broken_mid_word(wrapped, names) == [] and overflowing_text(wrapped) == []
+    assert names_broken_mid_word(layout(html.replace("break-word", "anywhere")), names)  # the check bites
+
+
+@pytest.mark.parametrize("which", ["single", "demo"])
+def test_every_figure_legend_sits_outside_the_plotted_data(which, request):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from reportgen.metrics.registry import sections
+
+    results, _ = request.getfixturevalue(which)
     checked = 0
-    for figure in figures:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-        renderer = FigureCanvasAgg(figure).get_renderer()
-        figure.draw(renderer)  # constrained layout places the legends
-        for ax in figure.axes:
-            legend = ax.get_legend()
-            if legend is None or not ax.get_visible():
-                continue
-            assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
-            checked += 1
-    assert checked == 6
+    for section in sections():
+        result = results.sections.get(section.name)
+        if section.figures is None or result is None or result.status != "ok":
+            continue
+        for name, figure in section.figures(result).items():
+            renderer = FigureCanvasAgg(figure).get_renderer()
+            figure.draw(renderer)  # constrained layout places the legends
+            legends = [ax.get_legend() for ax in figure.axes] + list(figure.legends)
+            data = [ax.get_window_extent(renderer) for ax in figure.axes if ax.get_visible()]
+            for legend in filter(None, legends):
+                box = legend.get_window_extent(renderer)
+                assert not any(box.overlaps(area) for area in data), f"{section.name}: {name}"
+                checked += 1
+    assert checked >= (6 if which == "single" else 1)

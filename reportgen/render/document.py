@@ -19,6 +19,7 @@ from reportgen.metrics.registry import Section, sections
 from reportgen.outputs import json_path_of, results_sha256, write_pair
 from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
+from reportgen.render.formatting import break_opportunities
 from reportgen.results import ReportResults
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
@@ -44,7 +45,7 @@ def render_html(results: ReportResults, json_sha256: str | None = None) -> str:
         files("reportgen").joinpath(f"templates/{name}").read_text(encoding="utf-8")
         for name in ("report.css", "appendix.css")
     )
-    return env.get_template("report.html.j2").render(
+    html = env.get_template("report.html.j2").render(
         run=results.run,
         gates=results.gates,
         verdicts=results.verdicts,
@@ -61,6 +62,7 @@ def render_html(results: ReportResults, json_sha256: str | None = None) -> str:
         css=Markup(css),
         json_sha256=json_sha256,
     )
+    return break_opportunities(html)
 
 
 def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[str]:

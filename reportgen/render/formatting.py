@@ -104,6 +104,40 @@ def short_words(text: str, limit: int = MAX_WORD) -> str:
     return re.sub(rf"\S{{{limit + 1},}}", lambda word: short(word.group(), limit), text)
 
 
+# Where a long name may wrap: after a separator, or where a lower-case letter meets an upper-case one
+# (``rating_fina|l`` never, ``rating_|final`` and ``user|ID`` yes). Words shorter than this stay whole.
+_BREAKABLE = re.compile(r"[^\s<>&]{10,}")
+_BREAK_AFTER = re.compile(
+    r"(?<=[_/:\\])(?=\w)"  # after _ / : \ before a letter or digit
+    r"|(?<=[A-Za-z][.-])(?=[A-Za-z])"  # after . or - between letters (not in 0.25 or 2024-01-01)
+    r"|(?<=[a-z])(?=[A-Z])"  # camelCase
+)
+_NOT_TEXT = re.compile(r"(<(style|script|title|head)\b.*?</\2>|<[^>]*>)", re.DOTALL | re.IGNORECASE)
+
+
+def break_opportunities(html: str) -> str:
+    """``html`` with ``<wbr>`` where long words of its text may wrap, so names never break mid-word.
+
+    Only text between tags changes: attributes, styles and scripts stay as they are. A table cell
+    can then be as narrow as a name's longest part; the stylesheet breaks inside a part only when
+    that part alone is wider than the page allows.
+    """
+    pieces = _NOT_TEXT.split(html)
+    # re.split puts the captured tag (and the inner group) between text pieces; rebuild in order.
+    out = []
+    i = 0
+    while i < len(pieces):
+        out.append(_breakable_text(pieces[i]))
+        if i + 1 < len(pieces):
+            out.append(pieces[i + 1])
+        i += 3
+    return "".join(out)
+
+
+def _breakable_text(text: str) -> str:
+    return _BREAKABLE.sub(lambda word: _BREAK_AFTER.sub("<wbr>", word.group()), text)
+
+
 def shown(value: object) -> object:
     """What a template prints for ``value`` (Jinja's ``finalize``): plain strings with long words cut.
 
