@@ -2,17 +2,21 @@
 
 Sections compute; this module reads their results and turns the numbers a reader must not miss
 into findings beside those of the data checks: synthetic rows copied more often than real holdout
-rows repeat a training row, a holdout that overlaps the training data, and utility at or below
-chance.
+rows repeat a training row, a holdout that overlaps the training data, utility at or below
+chance, and the tables a section could not measure (one finding per reason).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
-from reportgen.context import ENTITY_SUFFIX
+from reportgen.context import ENTITY_SUFFIX, NO_COMPARED_COLUMNS
+from reportgen.data.relational import SINGLE_TABLE_NAME
 from reportgen.headlines import chance_level
-from reportgen.results import Finding, ReportResults
+from reportgen.metrics.utility import NO_TARGET
+from reportgen.results import Finding, ReportResults, SectionResult
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 CHANCE_MARGIN = 0.02  # TSTR within this of chance counts as "at chance"
@@ -110,3 +114,71 @@ def _utility_alarms(utility: Any) -> list[Finding]:
                 )
             )
     return alarms
+
+
+def not_measured_findings(computed: Mapping[str, SectionResult]) -> list[Finding]:
+    """A finding per section and reason that a section could not measure some tables (or views).
+
+    Tables skipped for the same reason share one finding, so one reason is read once. A warning,
+    unless the reason is a fact of the schema (no column to compare) or every table is a lookup
+    table that the synthetic data copies whole (the privacy section lists those).
+    """
+    privacy = computed.get("privacy")
+    lookups = set(getattr(privacy, "copied_lookup_tables", None) or [])
+    findings = []
+    for name, result in computed.items():
+        skipped = {t: r for t, r in (getattr(result, "skipped", None) or {}).items() if r != NO_TARGET}
+        for tables, where, reason in _by_reason(skipped):
+            harmless = reason.startswith(NO_COMPARED_COLUMNS) or all(
+                t.removesuffix(ENTITY_SUFFIX) in lookups for t in tables
+            )
+            findings.append(
+                Finding(
+                    severity="info" if harmless else "warning",
+                    code=f"{name}_not_measured",
+                    table=tables[0] if len(tables) == 1 else None,
+                    tables=tables if len(tables) > 1 else [],
+                    message=f"The {name.replace('_', ' ')} section could not measure {where}: {reason}.",
+                )
+            )
+    return findings
+
+
+def _by_reason(skipped: Mapping[str, str]) -> list[tuple[list[str], str, str]]:
+    """Skipped tables grouped by reason: (tables, what was not measured, reason), each reason once.
+
+    Reasons read "what (this table's counts; what is needed)". Tables with equal reasons are named
+    before it ("A and B: no column to compare (...)"); tables whose counts differ are named with
+    their counts inside it ("2 tables: too few rows in A (5 training) and B (9 training); the test
+    needs 50 a side").
+    """
+    groups: dict[tuple[str, str, str], dict[str, str]] = {}
+    for table, reason in skipped.items():
+        parts = _REASON.match(reason)
+        head, inner, tail = parts.groups() if parts else (reason, "", "")
+        counts, _, needed = inner.partition("; ")
+        groups.setdefault((head, needed, tail), {})[table] = counts
+    grouped = []
+    for (head, needed, tail), tables in groups.items():
+        names = list(tables)
+        if len(set(tables.values())) == 1:  # one table, or the same reason word for word
+            where = _and(names) if len(names) > 1 else _table_named(names[0])
+            grouped.append((names, where, skipped[names[0]]))
+            continue
+        named = _and([f"{t} ({c})" for t, c in tables.items()])
+        reason = f"{head} in {named}" + (f"; {needed}" if needed else "") + tail
+        grouped.append((names, f"{len(names)} tables", reason))
+    return grouped
+
+
+_REASON = re.compile(r"^([^()]*?) \(([^()]*)\)([^()]*)$")  # what (counts; needed) and the rest
+
+
+def _table_named(table: str) -> str:
+    """ "table X", or "the table" for a single DataFrame's table (whose name the user never gave)."""
+    return "the table" if table == SINGLE_TABLE_NAME else f"table {table}"
+
+
+def _and(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

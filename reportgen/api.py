@@ -11,9 +11,9 @@ from typing import TypeAlias
 
 import pandas as pd
 
-from reportgen.alarms import by_severity, section_alarms
+from reportgen.alarms import by_severity, not_measured_findings, section_alarms
 from reportgen.comparison import compare, load_previous
-from reportgen.context import ENTITY_SUFFIX, NEAR_UNIQUE, NO_COMPARED_COLUMNS, EvaluationContext
+from reportgen.context import NEAR_UNIQUE, EvaluationContext
 from reportgen.data.reconcile import read_training, reconcile_roles
 from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData, as_relational
 from reportgen.data.schema import Schema
@@ -32,7 +32,6 @@ from reportgen.gates import bars_in_force, evaluate_gates
 from reportgen.headlines import size_findings
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, sections
 from reportgen.metrics.targets import resolve_targets
-from reportgen.metrics.utility import NO_TARGET
 from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.distance_space import CategoricalEncoding
@@ -294,34 +293,11 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
                 if data is not None
             },
         ),
-        findings=context.findings + _not_measured_findings(computed),
+        findings=context.findings + not_measured_findings(computed),
         sections=computed,
     )
     results.findings = by_severity(results.findings + section_alarms(results) + size_findings(results))
     return results
-
-
-def _not_measured_findings(computed: Mapping[str, SectionResult]) -> list[Finding]:
-    """A finding per table (or view) that a section could not measure, with the section's reason.
-
-    A warning, unless the reason is a fact of the schema (no column to compare) or the table is a
-    lookup table that the synthetic data copies whole (the privacy section lists those).
-    """
-    privacy = computed.get("privacy")
-    lookups = set(getattr(privacy, "copied_lookup_tables", None) or [])
-    return [
-        Finding(
-            severity="info"
-            if reason == NO_COMPARED_COLUMNS or table.removesuffix(ENTITY_SUFFIX) in lookups
-            else "warning",
-            code=f"{name}_not_measured",
-            table=table,
-            message=f"Not measured by the {name.replace('_', ' ')} section: {reason}.",
-        )
-        for name, result in computed.items()
-        for table, reason in (getattr(result, "skipped", None) or {}).items()
-        if reason != NO_TARGET
-    ]
 
 
 def _preparation_findings(context: EvaluationContext) -> list[Finding]:

@@ -44,6 +44,9 @@ class Finding(BaseModel):
     message: str = Field(description="What was found and what it means for the report.")
     table: str | None = None
     column: str | None = None
+    tables: list[str] = Field(
+        default_factory=list, description="The tables of a finding about several ('table' is then empty)."
+    )
 
 
 class SectionResult(BaseModel):

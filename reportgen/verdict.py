@@ -89,11 +89,21 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
             concern=concern, status="not_evaluated", why=_nothing_measured(concern, results)
         )
     bars = [g for g in results.gates.gates if CONCERN_OF.get(g.name) == concern and g.status == "pass"]
-    met = f"meets its bar{'s' if len(bars) > 1 else ''}; " if bars else ""
+    met = _bars_met(bars)
     if concern == "privacy" and "mia_auc" not in found:
         return ConcernVerdict(concern=concern, status="concern", why=_distances_only(met, results))
     evidence = _attacks_at_chance(found) if concern == "privacy" else _near(mine)
     return ConcernVerdict(concern=concern, status="pass", why=_sentence(f"{met}{evidence}."))
+
+
+def _bars_met(bars: list[GateResult]) -> str:
+    """ "Privacy score meets its bar (≥ 80); ", the opening of a verdict that has bars, or ""."""
+    if not bars:
+        return ""
+    named = " and ".join(
+        f"{g.label} ({'≥' if g.higher_is_better else '≤'} {fmt_bar(g.bar, g.unit)})" for g in bars
+    )
+    return f"{named} meet{'s its bar' if len(bars) == 1 else ' their bars'}; "
 
 
 def _sentence(text: str) -> str:
@@ -103,7 +113,11 @@ def _sentence(text: str) -> str:
 
 def _distances_only(met: str, results: ReportResults) -> str:
     """Why a privacy verdict built on distances alone is not a pass, and what to do."""
-    opening = f"{met.removesuffix('; ')}, but on distances alone" if met else "Measured on distances alone"
+    opening = (
+        f"{met.removesuffix('; ')}, but privacy was measured on distances alone"
+        if met
+        else "Privacy was measured on distances alone"
+    )
     membership = results.sections.get("membership")
     if results.run.has_holdout and membership is not None and membership.reason:
         return _sentence(f"{opening}: no membership attack could run ({membership.reason}).")
@@ -188,17 +202,17 @@ def _near(mine: list[Headline]) -> str:
     n = len(with_reference)
     first = with_reference[0]
     value, reference = _shown(first.value, first), _shown(first.reference, first)
-    example = f"{first.label} {value} against {reference} for real data"
+    example = f"{first.label} is {value} against {reference} for real data"
     if n == 1:
-        return f"its measure with a reference is near it ({example})"
-    return f"its {n} measures with a reference are near them ({example}, for one)"
+        return f"its one measure with a reference is near it: {example}"
+    return f"all {n} of its measures with a reference are near them; for one, {example}"
 
 
 def _nothing_measured(concern: Concern, results: ReportResults) -> str:
     if concern == "utility":
         return "No target column was given, so no model was trained (set one with targets= or --target)."
     reasons = [r.reason for r in results.sections.values() if r.status != "ok" and r.reason is not None]
-    return f"Nothing could be measured{': ' + reasons[0] if reasons else ''}."
+    return f"No {concern} measure could be computed{': ' + reasons[0] if reasons else ''}."
 
 
 def _shown(value: float | None, h: Headline) -> str:

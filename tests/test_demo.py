@@ -228,3 +228,19 @@ def test_every_figure_legend_sits_outside_the_plotted_data(which, request):
                 assert not any(box.overlaps(area) for area in data), f"{section.name}: {name}"
                 checked += 1
     assert checked >= (6 if which == "single" else 1)
+
+
+def test_a_reason_shared_by_several_tables_is_one_finding(demo):
+    """The relational demo's lookup tables are too small for several sections: one finding each."""
+    results, _ = demo
+    not_measured = [f for f in results.findings if f.code.endswith("_not_measured")]
+    by_code: dict[tuple[str, str], list] = {}
+    for f in not_measured:
+        by_code.setdefault((f.code, f.severity), []).append(f)
+    grouped = [f for f in not_measured if f.tables]
+    assert grouped and all(f.table is None for f in grouped)
+    for f in grouped:
+        assert all(t in f.message for t in f.tables)
+    detection = next(f for f in grouped if f.code == "detection_not_measured")
+    assert detection.message.count("the test needs") == 1  # the requirement once, not per table
+    assert all(len(same) == len({f.message.split(":")[1] for f in same}) for same in by_code.values())

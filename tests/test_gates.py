@@ -45,7 +45,7 @@ def test_a_leaky_release_fails_the_privacy_bar_and_says_so(frames, tmp_path):
     bad = rg.report(train, None, leaky, tmp_path / "bad.html")
     assert not bad.gates.passed and [g.name for g in bad.gates.failed] == ["privacy"]
     html = (tmp_path / "bad.html").read_text()
-    assert "Does not pass: Privacy score is" in html and "below the bar of 80" in html
+    assert "The synthetic data does not pass: Privacy score is" in html and "below the bar of 80" in html
     assert rg.ReportResults.load(tmp_path / "bad.json").gates == bad.gates
 
 
