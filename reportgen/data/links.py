@@ -131,3 +131,20 @@ def link(tables: Mapping[str, pd.DataFrame], rel: Relation) -> Links:
         [tables[rel.parent], tables[rel.child]], [rel.parent_columns, rel.columns]
     )
     return Links(parent_codes=parent_codes, child_codes=child_codes)
+
+
+@dataclass(frozen=True)
+class CountDistribution:
+    """A distribution of non-negative integers as distinct values and how many times each occurs."""
+
+    values: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def of(cls, counts: np.ndarray) -> CountDistribution:
+        values, weights = np.unique(np.asarray(counts, dtype=np.int64), return_counts=True)
+        return cls(values, weights.astype(np.int64))
+
+    @property
+    def n(self) -> int:
+        return int(self.weights.sum())
