@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from itertools import combinations
 from typing import Any
@@ -38,7 +37,7 @@ import pandas as pd
 
 from reportgen.binning import BinCounts, ColumnBins
 from reportgen.data.kinds import to_canonical
-from reportgen.data.links import CountDistribution
+from reportgen.data.links import CountDistribution, KeyCounts
 from reportgen.data.schema import ColumnKind, Relation, Schema
 from reportgen.data.sources import Source, quote
 from reportgen.errors import DataError
@@ -286,17 +285,6 @@ def children_per_parent(source: Source, rel: Relation) -> CountDistribution:
             totals[int(value)] = totals.get(int(value), 0) + int(count)
     values = np.array(sorted(totals), dtype=np.int64)
     return CountDistribution(values, np.array([totals[v] for v in values], dtype=np.int64))
-
-
-@dataclass(frozen=True)
-class KeyCounts:
-    """Key integrity of one foreign key on all rows: the numbers of ``Links`` in ``reportgen.data.links``."""
-
-    child_rows: int
-    missing_keys: int
-    orphans: int
-    parent_rows: int
-    duplicate_parent_keys: int
 
 
 def key_counts(source: Source, rel: Relation) -> KeyCounts:
