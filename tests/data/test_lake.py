@@ -89,11 +89,12 @@ def test_the_engine_sample_is_seeded_and_independent_of_the_file_layout(parquet_
     assert not one.equals(other_seed)
 
 
-def shop(seed: int, orphans: int = 0) -> RelationalData:
+def shop(seed: int, orphans: int = 0, *, repeated_key: bool = True) -> RelationalData:
     """Customers with 0 to 6 orders each, a repeated customer key, missing and orphan order keys."""
     rng = np.random.default_rng(seed)
     customers = pd.DataFrame({"id": np.arange(400), "country": rng.choice(["FR", "DE", "NL"], 400)})
-    customers.loc[5, "id"] = 4  # a repeated key: one parent
+    if repeated_key:
+        customers.loc[5, "id"] = 4  # a repeated key: one parent
     n_orders = rng.integers(0, 7, 400)
     orders = pd.DataFrame(
         {
