@@ -5,6 +5,7 @@ PDF or HTML report with the results as JSON beside it.
 """
 
 from reportgen.api import report
+from reportgen.data import sources
 from reportgen.data.relational import RelationalData, SplitWarning
 from reportgen.data.schema import ColumnKind, ForeignKey, PrimaryKey, Schema, Table
 from reportgen.errors import (
@@ -61,4 +62,5 @@ __all__ = [
     "compute_privacy_risks",
     "compute_privacy_stats",
     "report",
+    "sources",
 ]

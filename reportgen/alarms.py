@@ -175,7 +175,7 @@ _REASON = re.compile(r"^([^()]*?) \(([^()]*)\)([^()]*)$")  # what (counts; neede
 
 
 def _table_named(table: str) -> str:
-    """ "table X", or "the table" for a single DataFrame's table (whose name the user never gave)."""
+    """The table as a sentence names it: table X, or "the table" for a single DataFrame."""
     return "the table" if table == SINGLE_TABLE_NAME else f"table {table}"
 
 

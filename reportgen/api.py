@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -14,9 +15,11 @@ import pandas as pd
 from reportgen.alarms import by_severity, not_measured_findings, section_alarms
 from reportgen.comparison import compare, load_previous
 from reportgen.context import NEAR_UNIQUE, EvaluationContext
+from reportgen.data.in_place import InPlace, read_in_place
 from reportgen.data.reconcile import read_training, reconcile_roles
 from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData, as_relational
 from reportgen.data.schema import Schema
+from reportgen.data.sources import Source, open_source
 from reportgen.data.validation import (
     SYNTH,
     TEST,
@@ -35,7 +38,7 @@ from reportgen.metrics.targets import resolve_targets
 from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.distance_space import CategoricalEncoding
-from reportgen.provenance import fingerprints
+from reportgen.provenance import fingerprints, source_fingerprints
 from reportgen.render.document import output_format, write_report
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult, SectionStatus
 from reportgen.seeding import derived_seed
@@ -52,7 +55,9 @@ from reportgen.settings import (
 )
 from reportgen.verdict import verdicts
 
-DataInput: TypeAlias = RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame
+DataInput: TypeAlias = (
+    RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame | Source | str | os.PathLike[str]
+)
 Progress = Callable[[str, float], None]
 
 _VERSIONED = (
@@ -125,7 +130,13 @@ def report(
     also written as JSON beside it (same name, ``.json``) and returned. ``data_test`` is the real
     holdout the generator never saw (``None`` if there is none: reference levels are then not
     shown). Each input is a DataFrame (one table), a dict of DataFrames, or a ``RelationalData``;
-    the training data's schema (``schema``, or the one it carries) applies to all three.
+    or data read where it is: a ``reportgen.sources`` source (``sources.parquet("lake/train/")``,
+    ``sources.sql(url)``, ...) or a path or URL (opened with ``sources.open_source``). Inputs read
+    in place are never loaded whole: row counts, missing shares, key integrity, children per
+    parent and the similarity matrix count every row in the engine (DuckDB for files), and the
+    other sections read a seeded sample of at most ``n_max_*`` rows per table drawn there
+    (``results`` records which numbers are on all rows: the ``basis`` fields).
+    The training data's schema (``schema``, or the one it carries) applies to all three.
     ``n_max_phik`` caps the rows of each input used for the phik correlation matrices (a
     uniform seeded sample). ``privacy_q`` and ``risk_confidence`` are the ``q`` and
     ``risk_confidence`` of ``compute_privacy_stats``, which gives the same privacy numbers.
@@ -169,7 +180,11 @@ def report(
     )
     notify("Checking the data", 0.0)
     context = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
-    results = evaluate(context, title=title or _default_title(context), notify=notify)
+    try:
+        results = evaluate(context, title=title or _default_title(context), notify=notify)
+    finally:
+        if context.in_place is not None:
+            context.in_place.close_opened()
     results.gates = evaluate_gates(results, bars, allow_not_evaluated=allow_not_evaluated)
     results.verdicts = verdicts(results)
     if before is not None:
@@ -188,7 +203,81 @@ def prepare_context(
     *,
     schema: Schema | None = None,
 ) -> EvaluationContext:
-    """Validate the three inputs against the training data's schema and sample them."""
+    """Validate the three inputs against the training data's schema and sample them.
+
+    Inputs read in place (sources, paths, URLs) are sampled in their engine first; the context
+    then holds the samples as its data and the sources for the all-row counts (``in_place``).
+    """
+    in_place = None
+    if any(_reads_in_place(d) for d in (data_train, data_test, data_synth)):
+        (data_train, data_test, data_synth), in_place = _sampled_in_place(
+            data_train, data_test, data_synth, settings, schema
+        )
+        schema = schema if schema is not None else in_place.sources[TRAIN].schema
+    try:
+        context = _prepared(data_train, data_test, data_synth, settings, schema, in_place)
+    except BaseException:
+        if in_place is not None:
+            in_place.close_opened()
+        raise
+    return context
+
+
+def _reads_in_place(data: object) -> bool:
+    return isinstance(data, (Source, str, os.PathLike))
+
+
+def _sampled_in_place(
+    data_train: DataInput,
+    data_test: DataInput | None,
+    data_synth: DataInput,
+    settings: ReportSettings,
+    schema: Schema | None,
+) -> tuple[tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame] | None, dict[str, pd.DataFrame]], InPlace]:
+    """Every input as a source (in-memory ones through DuckDB), and each role's engine-drawn sample."""
+    given = {TRAIN: data_train, TEST: data_test, SYNTH: data_synth}
+    sources, opened = {}, []
+    try:
+        for role, data in given.items():
+            if data is None:
+                continue
+            source = data if isinstance(data, Source) else _opened_source(data, schema)
+            if source is not data:
+                opened.append(source)
+            sources[role] = source
+        caps = {TRAIN: settings.n_max_train, TEST: settings.n_max_test, SYNTH: settings.n_max_synth}
+        seeds = {role: derived_seed(settings.seed, f"sample:{role}") for role in sources}
+        frames, in_place = read_in_place(sources, schema, caps, seeds)
+    except BaseException:
+        for source in opened:
+            source.close()
+        raise
+    in_place.opened = opened
+    return (frames[TRAIN], frames.get(TEST), frames[SYNTH]), in_place
+
+
+def _opened_source(data: DataInput, schema: Schema | None) -> Source:
+    """A path or URL opened in place; in-memory data queried in place by DuckDB."""
+    from reportgen.data import sources
+
+    if isinstance(data, (str, os.PathLike)):
+        return open_source(data, schema)
+    if isinstance(data, RelationalData):
+        return sources.frames(dict(data), data.schema)
+    assert isinstance(data, (pd.DataFrame, Mapping))
+    return sources.frames(data, schema)
+
+
+def _prepared(
+    data_train: DataInput,
+    data_test: DataInput | None,
+    data_synth: DataInput,
+    settings: ReportSettings,
+    schema: Schema | None,
+    in_place: InPlace | None,
+) -> EvaluationContext:
+    """The context of in-memory inputs (or of the samples of inputs read in place)."""
+    assert not isinstance(data_train, (Source, str, os.PathLike))
     train, findings = read_training(as_relational(data_train, schema, max_categories=settings.max_categories))
     settings = replace(settings, targets=resolve_targets(train.schema, settings.targets) or None)
     check_not_empty(train, TRAIN)
@@ -229,7 +318,12 @@ def prepare_context(
         full_synth=synth,
         settings=settings,
         findings=findings,
+        in_place=in_place,
     )
+    if in_place is not None:
+        for role in context.roles:
+            data = context.full_data(role)
+            data.sampling = {t: in_place.sampling[role][t] for t in data}
     for name in context.table_names:
         context.table(name).frame(TRAIN)  # converts every role now: bad values fail before the work
     context.findings += _preparation_findings(context)
@@ -285,6 +379,8 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
             has_holdout=context.test is not None,
             inputs={
                 role: fingerprints(data)
+                if context.in_place is None
+                else source_fingerprints(context.in_place, role, data)
                 for role, data in (
                     (TRAIN, context.full_train),
                     (TEST, context.full_test),
@@ -292,6 +388,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
                 )
                 if data is not None
             },
+            read_in_place=context.in_place.describe() if context.in_place else {},
         ),
         findings=context.findings + not_measured_findings(computed),
         sections=computed,
@@ -313,6 +410,7 @@ def _preparation_findings(context: EvaluationContext) -> list[Finding]:
                 ),
             )
         )
+    findings += _in_place_findings(context)
     for role, full, used in (
         (TRAIN, context.full_train, context.train),
         (TEST, context.full_test, context.test),
@@ -355,6 +453,37 @@ def _preparation_findings(context: EvaluationContext) -> list[Finding]:
             elif reason == NEAR_UNIQUE:
                 findings.append(_near_unique_finding(context, name, column))
         findings += _pooled_findings(context, name)
+    return findings
+
+
+def _in_place_findings(context: EvaluationContext) -> list[Finding]:
+    """Per role read in place: where, which numbers count every row, and the sample of the rest."""
+    if context.in_place is None:
+        return []
+    findings = []
+    for role, where in context.in_place.describe().items():
+        engine = context.in_place.engines[role]
+        sampled = [
+            f"{name!r}: {drawn.used:,} of {drawn.available:,} rows, {drawn.method}"
+            for name, drawn in context.in_place.sampling[role].items()
+            if name in context.table_names and drawn.is_sampled
+        ]
+        rest = (
+            "the other sections read a seeded sample drawn there (" + "; ".join(sampled) + ")"
+            if sampled
+            else "the other sections read every row too (no table is over the cap)"
+        )
+        findings.append(
+            Finding(
+                severity="info",
+                code="read_in_place",
+                message=(
+                    f"The {role} data ({where}) was read where it is, by {engine}: its row counts, "
+                    "missing shares, key integrity, children per parent and similarity matrix count "
+                    f"every row; {rest}."
+                ),
+            )
+        )
     return findings
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 import pandas as pd
@@ -121,8 +122,7 @@ def numeric_edges(x: np.ndarray, n_bins: int) -> np.ndarray:
 
 def histogram(codes: np.ndarray, n_codes: int) -> np.ndarray:
     """Share of values in each bin."""
-    counts = np.bincount(codes, minlength=n_codes).astype(float)
-    return counts / max(counts.sum(), 1.0)
+    return shares(np.bincount(codes, minlength=n_codes))
 
 
 def joint_histogram(a: np.ndarray, b: np.ndarray, n_a: int, n_b: int) -> np.ndarray:
@@ -136,3 +136,41 @@ def tvd(p: np.ndarray, q: np.ndarray) -> float:
     Clipped at 1: two disjoint histograms can otherwise sum to 1 + 2e-16 in floating point.
     """
     return min(1.0, float(0.5 * np.abs(p - q).sum()))
+
+
+@dataclass(frozen=True)
+class BinCounts:
+    """Rows per bin of each column (its univariate bins) and per cell of each pair (its pair bins).
+
+    ``columns[i]`` has ``univariate[i]``; the pair ``(i, j)``, ``i < j``, has ``pairs[(i, j)]``,
+    flattened as ``code_i * n_codes_j + code_j``, the layout of ``binning.joint_histogram``.
+    """
+
+    columns: tuple[str, ...]
+    univariate: tuple[np.ndarray, ...]
+    pairs: dict[tuple[int, int], np.ndarray]
+
+
+def bin_counts_in_memory(
+    frame: pd.DataFrame, columns: Sequence[str], bins: dict[str, ColumnBins], pair_bins: dict[str, ColumnBins]
+) -> BinCounts:
+    """``BinCounts`` of a frame's rows, by ``bincount`` of their codes.
+
+    The in-memory twin of ``reportgen.data.lake.bin_counts``, which counts the same cells in a database.
+    """
+    uni = tuple(np.bincount(bins[c].codes(frame[c]), minlength=bins[c].n_codes) for c in columns)
+    codes = {c: pair_bins[c].codes(frame[c]) for c in columns}
+    pairs = {
+        (i, j): np.bincount(
+            codes[a].astype(np.int64) * pair_bins[b].n_codes + codes[b],
+            minlength=pair_bins[a].n_codes * pair_bins[b].n_codes,
+        )
+        for (i, a), (j, b) in combinations(enumerate(columns), 2)
+    }
+    return BinCounts(tuple(columns), uni, pairs)
+
+
+def shares(counts: np.ndarray) -> np.ndarray:
+    """Counts per bin as shares of their total (all zeros stay zeros), as ``histogram`` computes them."""
+    total = counts.astype(float)
+    return total / max(total.sum(), 1.0)

@@ -12,10 +12,14 @@ import difflib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from reportgen.errors import InvalidParameterError, ReportgenError
 from reportgen.results import GateResult
 from reportgen.settings import N_RISK_ATTACKS
+
+if TYPE_CHECKING:
+    from reportgen.data.schema import Schema
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
 
@@ -140,6 +144,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a bar whose number could not be computed does not fail the release (default: it fails)",
     )
+    rep.add_argument(
+        "--in-place",
+        action="store_true",
+        help=(
+            "read every input where it is (CSV through DuckDB, databases by SQL) instead of loading it; "
+            "Parquet and .duckdb inputs always are: counts on all rows, samples drawn in the engine"
+        ),
+    )
     rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
     rep.add_argument(
         "--config", metavar="FILE", help="release configuration (YAML or JSON) with fail_under bars"
@@ -253,14 +265,12 @@ def _progress(args: argparse.Namespace):
 def _run_report(args: argparse.Namespace) -> int:
     from reportgen.api import report
     from reportgen.config import read_config
-    from reportgen.data.io import load, read_schema
+    from reportgen.data.io import read_schema
     from reportgen.gates import parse_bar
 
     _check_out(args.out)
     schema = read_schema(args.schema) if args.schema else None
-    train = load(args.train, schema)
-    synth = load(args.synth, schema)  # report() checks it against the training data, by role
-    test = load(args.test, schema) if args.test else None
+    train, test, synth, tables = _report_inputs(args, schema)
     bars = read_config(args.config).fail_under if args.config else {}
     bars |= dict(parse_bar(text) for text in args.fail_under)
     results = report(
@@ -271,7 +281,8 @@ def _run_report(args: argparse.Namespace) -> int:
         fail_under=bars,
         previous=args.previous,
         allow_not_evaluated=args.allow_not_evaluated,
-        targets=_targets(args.target, list(train)),
+        schema=schema if isinstance(train, str) else None,  # loaded data already carries it
+        targets=_targets(args.target, tables),
         n_max_utility=args.n_max_utility,
         n_max_train=args.n_max_train,
         n_max_test=args.n_max_test,
@@ -294,6 +305,26 @@ def _run_report(args: argparse.Namespace) -> int:
                 f"reportgen: regression since the previous release: {change.label.lower()}", file=sys.stderr
             )
     return EXIT_OK if results.gates.passed else EXIT_BAR_FAILED
+
+
+def _report_inputs(args: argparse.Namespace, schema: Schema | None) -> tuple[Any, Any, Any, list[str]]:
+    """The report's inputs, and the training data's table names.
+
+    Parquet files and folders and DuckDB files (and every input with ``--in-place``) are passed on
+    as paths, which ``report()`` reads where they are (``reportgen.sources``); the others are loaded.
+    """
+    from reportgen.data.io import load
+    from reportgen.data.sources import is_lake_input, open_source
+
+    given = [p for p in (args.train, args.test, args.synth) if p]
+    if args.in_place or any(is_lake_input(p) for p in given):
+        with open_source(args.train, schema) as source:
+            tables = list(source.relations)
+        return args.train, args.test, args.synth, tables
+    train = load(args.train, schema)
+    synth = load(args.synth, schema)  # report() checks it against the training data, by role
+    test = load(args.test, schema) if args.test else None
+    return train, test, synth, list(train)
 
 
 def _targets(texts: Sequence[str], tables: list[str]) -> dict[str, str]:

@@ -16,14 +16,16 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import pandas as pd
 
-from reportgen.binning import ColumnBins, fit_bins
+from reportgen.binning import BinCounts, ColumnBins, bin_counts_in_memory, fit_bins
+from reportgen.data import lake
 from reportgen.data.entities import entity_tables, entity_view
+from reportgen.data.in_place import InPlace
 from reportgen.data.kinds import near_unique, to_canonical
 from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData
 from reportgen.data.schema import ColumnKind, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.privacy.distance_space import DistanceSpace, EmbeddedRows
-from reportgen.results import Finding
+from reportgen.results import Basis, Finding
 from reportgen.seeding import derived_rng, derived_seed
 from reportgen.settings import ReportSettings
 
@@ -47,6 +49,9 @@ class EvaluationContext:
     findings: list[Finding] = field(default_factory=list)
     progress: Callable[[str], None] = field(default=lambda detail: None, repr=False)
     """Called by long sections at each step (a table, a view, a repeat) with what they are doing."""
+    in_place: InPlace | None = None
+    """The inputs' sources when they were read where they are: then ``full_*`` are the samples, and
+    the counting sections count every row in the engine through these sources."""
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
     _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)
     _views: dict[str, DistanceView] | None = field(default=None, repr=False)
@@ -70,6 +75,24 @@ class EvaluationContext:
             return purpose
         only = next(iter(self.train))
         return ":".join(SINGLE_TABLE_NAME if part == only else part for part in purpose.split(":"))
+
+    def basis(self, table: str, *, counted: bool) -> Basis:
+        """On which rows of ``table`` a number is computed, per role.
+
+        ``counted``: a count-based number (``PreparedTable.bin_counts``, children per parent, key
+        integrity), which covers every row when the inputs were read in place; otherwise a number
+        computed on the rows in memory, the sample.
+        """
+        available, used = {}, {}
+        for role in self.roles:
+            sample = self.role_data(role)
+            assert sample is not None
+            available[role] = (
+                self.in_place.rows[role][table] if self.in_place else len(self.full_data(role)[table])
+            )
+            used[role] = available[role] if counted and self.in_place else len(sample[table])
+        engine = self.in_place.engines[TRAIN] if counted and self.in_place else None
+        return Basis(all_rows=used == available, rows=used, available=available, engine=engine)
 
     def entity(self, parent: str) -> EntityView:
         """The entity-level view of a parent table (its rows with child aggregates), computed once."""
@@ -182,6 +205,33 @@ class PreparedTable:
     def pair_bins(self) -> dict[str, ColumnBins]:
         """Bins for column pairs: categories beyond ``max_categories`` real levels are pooled."""
         return self._fit_bins(max_levels=self.context.settings.max_categories)
+
+    def bin_counts(self, role: str, columns: list[str]) -> BinCounts:
+        """Rows per bin of ``columns`` and per cell of their pairs, for a role (computed once).
+
+        On every row in the engine when the inputs were read in place (``context.in_place``), else
+        on the role's rows in memory (the sample): the same bins, the same cells.
+        """
+        key = f"bin_counts:{role}:" + "\x00".join(columns)
+        return self.shared(key, lambda: self._bin_counts(role, columns))
+
+    def _bin_counts(self, role: str, columns: list[str]) -> BinCounts:
+        in_place = self.context.in_place
+        if in_place is not None:
+            source = in_place.sources[role]
+            return lake.bin_counts(source, self.name, columns, self.bins, self.pair_bins)
+        frame = self.frame(role)
+        if frame is None:
+            raise KeyError(f"no {role} data")
+        return bin_counts_in_memory(frame, columns, self.bins, self.pair_bins)
+
+    def counted_rows(self, role: str) -> int:
+        """The rows that ``bin_counts`` counts for a role: all of them in place, else the sample's."""
+        in_place = self.context.in_place
+        if in_place is not None:
+            return in_place.rows[role][self.name]
+        frame = self.frame(role)
+        return 0 if frame is None else len(frame)
 
     def codes(self, role: str, *, pairs: bool = False) -> dict[str, np.ndarray]:
         """Bin codes of every compared column for a role (computed once, then shared)."""

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
+from reportgen.data.in_place import InPlace
 from reportgen.data.kinds import to_canonical, to_category_strings
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind
@@ -38,6 +39,14 @@ class TableFingerprint(BaseModel):
     sha256: str = Field(description=f"SHA-256 of the canonical serialisation ({FORMAT}).")
     rows: int
     columns: int
+    of: str = Field(
+        default="values",
+        description=(
+            "What was hashed: 'values' (the canonical serialisation), 'file bytes' (a table read in "
+            "place from files: its files' names and bytes), or 'nothing' (a database table read in "
+            "place: no fingerprint, ``sha256`` says so)."
+        ),
+    )
 
 
 def fingerprint(frame: pd.DataFrame, kinds: Mapping[str, ColumnKind]) -> str:
@@ -77,3 +86,21 @@ def _serialise(values: pd.Series, kind: ColumnKind, where: str) -> bytes:
 
 def _framed(raw: bytes) -> bytes:
     return len(raw).to_bytes(4, "little") + raw
+
+
+def source_fingerprints(in_place: InPlace, role: str, data: RelationalData) -> dict[str, TableFingerprint]:
+    """Fingerprints of a role read in place: its files' bytes (the values are never all in memory).
+
+    A database table gets none: hashing every row would read the whole table through Python.
+    """
+    source = in_place.sources[role]
+    out = {}
+    for name, frame in data.items():
+        digest = source.files_sha256(name)
+        out[name] = TableFingerprint(
+            sha256=digest or "not computed: a database table read in place",
+            rows=in_place.rows[role][name],
+            columns=frame.shape[1],
+            of="file bytes" if digest else "nothing",
+        )
+    return out

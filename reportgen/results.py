@@ -49,6 +49,28 @@ class Finding(BaseModel):
     )
 
 
+class Basis(BaseModel):
+    """The rows a number was computed on: every row (counted in the engine), or a seeded sample.
+
+    ``rows`` gives, per role (training, holdout, synthetic), the rows that went into the number;
+    ``available`` the rows the role has. ``engine`` names where the counting ran ("duckdb",
+    "postgresql", ...), None when it ran in memory on pandas.
+    """
+
+    all_rows: bool = Field(description="True when every row of every role was used.")
+    rows: dict[str, int] = Field(description="Rows used, per role.")
+    available: dict[str, int] = Field(description="Rows the role has, per role.")
+    engine: str | None = Field(default=None, description="Where the counts ran; None: in memory.")
+
+    @property
+    def label(self) -> str:
+        """In words, for a caption: "all rows" or "a sample of 50,000 training rows, ..."."""
+        if self.all_rows:
+            return "all rows" + (f" (counted in {self.engine})" if self.engine else "")
+        parts = [f"{self.rows[r]:,} of {self.available[r]:,} {r} rows" for r in self.rows]
+        return "a seeded sample: " + ", ".join(parts)
+
+
 class SectionResult(BaseModel):
     """Base of every section's result.
 
@@ -77,6 +99,13 @@ class RunInfo(BaseModel):
         description="Per role, each input table's SHA-256 fingerprint, rows and columns.",
     )
     fingerprint_format: str = FORMAT
+    read_in_place: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Per role read where it is (not loaded into memory), where: the files or database. "
+            "Its fingerprints are then of the files' bytes (or absent for a database table)."
+        ),
+    )
 
 
 class GateResult(BaseModel):

@@ -97,7 +97,7 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
 
 
 def _bars_met(bars: list[GateResult]) -> str:
-    """ "Privacy score meets its bar (≥ 80); ", the opening of a verdict that has bars, or ""."""
+    """The opening of a verdict that has bars ("Privacy score meets its bar (≥ 80); "), or ""."""
     if not bars:
         return ""
     named = " and ".join(

@@ -160,6 +160,7 @@ def test_public_names_are_exactly_these():
         "compute_privacy_risks",
         "compute_privacy_stats",
         "report",
+        "sources",
     }
 
 

@@ -89,18 +89,24 @@ def workdir(tmp_path_factory):
         frame.to_csv(folder / "synthetic" / f"{name}.csv", index=False)
     for role, tables in (("real", real), ("holdout", holdout), ("synth", synth)):
         write_folder(rg.RelationalData(tables, SCHEMA), folder / "data" / role)
+    for role, frame in (("train", pd.read_csv(folder / "adult_train.csv")), ("synth", synthetic)):
+        (folder / "lake" / role / "adult").mkdir(parents=True)  # a table as a folder of part files
+        for i, part in enumerate((frame.iloc[:300], frame.iloc[300:])):
+            part.to_parquet(folder / "lake" / role / "adult" / f"part-{i}.parquet", index=False)
     for name, tables in (("real.db", real), ("synth.db", synth)):
         write_sql(rg.RelationalData(tables, SCHEMA), f"sqlite:///{folder / name}")
     return folder
 
 
 def test_the_python_example_runs_as_written(workdir):
-    (example,) = [block for block in code_blocks("python") if "rg.report(" in block]
+    example, in_place = [block for block in code_blocks("python") if "rg.report(" in block]
     with inside(workdir):
         namespace: dict = {}
         exec(compile(example, "README.md", "exec"), namespace)
+        exec(compile(in_place, "README.md", "exec"), {})
     assert (workdir / "adult-report.pdf").stat().st_size > 0 and (workdir / "shop-report.json").exists()
     assert not namespace["audited"].summary().empty
+    assert (workdir / "lake-report.json").exists()
 
 
 @pytest.mark.parametrize("line", [c for c in commands() if not c.startswith("reportgen demo")])

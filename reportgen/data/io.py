@@ -104,7 +104,7 @@ def _schema_suffix(path: Path) -> str:
     return suffix
 
 
-def _resolve_schema(schema: SchemaSource) -> tuple[Schema | None, dict[str, str]]:
+def resolve_schema(schema: SchemaSource) -> tuple[Schema | None, dict[str, str]]:
     """Turn a ``Schema``, a schema file path or None into a Schema (or None) and named files."""
     if schema is None or isinstance(schema, Schema):
         return schema, {}
@@ -131,7 +131,7 @@ def load_folder(path: PathLike, schema: SchemaSource = None) -> RelationalData:
             f"Folder {str(folder)!r} does not exist or is not a folder. Give a folder with one "
             f"{'/'.join(TABLE_SUFFIXES)} file per table."
         )
-    resolved, named = _resolve_schema(schema if schema is not None else _folder_schema(folder))
+    resolved, named = resolve_schema(schema if schema is not None else _folder_schema(folder))
     found = _table_files(folder)
     names = list(resolved) if resolved is not None else list(found)
     if not names:
@@ -257,18 +257,18 @@ def load_sql(url: str, *, tables: Sequence[str] | None = None, schema: SchemaSou
     DATE/DATETIME/TIMESTAMP columns are datetimes; other kinds are inferred from the data. Pass
     either ``tables`` or ``schema`` (whose tables are then the ones loaded), not both.
     """
-    resolved = _resolve_schema(schema)[0]
+    resolved = resolve_schema(schema)[0]
     if tables is not None and resolved is not None:
         raise InvalidParameterError(
             "load_sql: pass either tables= or schema= (the schema's tables are loaded), not both."
         )
-    engine = _engine(url, must_exist=True)
+    engine = engine_for(url, must_exist=True)
     try:
         with engine.connect() as conn:
-            resolved = resolved if resolved is not None else _reflect_schema(conn, tables)
+            resolved = resolved if resolved is not None else reflect_schema(conn, tables)
             frames = {name: pd.read_sql_table(name, conn) for name in resolved}
     except sa.exc.SQLAlchemyError as error:
-        raise LoadError(f"Cannot read database {_safe_url(engine)}: {_db_message(error)}") from None
+        raise LoadError(f"Cannot read database {safe_url(engine)}: {db_message(error)}") from None
     finally:
         engine.dispose()
     return _finish(frames, resolved)
@@ -292,7 +292,7 @@ def write_sql(
     metadata = sa.MetaData()
     for name in data.schema.topological_order():
         _sql_table(metadata, name, frames[name], data.schema)
-    engine = _engine(url, must_exist=False)
+    engine = engine_for(url, must_exist=False)
     try:
         with engine.begin() as conn:
             _drop_existing(conn, list(frames), if_exists)
@@ -302,18 +302,18 @@ def write_sql(
                 if len(frames[name]):
                     conn.execute(table.insert(), _records(frames[name], table))
     except sa.exc.SQLAlchemyError as error:
-        raise LoadError(f"Cannot write to database {_safe_url(engine)}: {_db_message(error)}") from None
+        raise LoadError(f"Cannot write to database {safe_url(engine)}: {db_message(error)}") from None
     finally:
         engine.dispose()
 
 
-def _engine(url: str, *, must_exist: bool) -> sa.Engine:
+def engine_for(url: str, *, must_exist: bool) -> sa.Engine:
     """Make an engine for ``url``; to read, a SQLite file must exist (SQLite would create it)."""
     try:
         engine = sa.create_engine(url, hide_parameters=True)  # no data rows in error messages
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as error:
         raise LoadError(
-            f"Cannot use database URL {_safe_url(url)}: {error}. Give a SQLAlchemy URL such as "
+            f"Cannot use database URL {safe_url(url)}: {error}. Give a SQLAlchemy URL such as "
             "'sqlite:///data.db' or 'postgresql+psycopg://user@host/db' (driver installed)."
         ) from None
     file = engine.url.database or ""
@@ -323,7 +323,7 @@ def _engine(url: str, *, must_exist: bool) -> sa.Engine:
     return engine
 
 
-def _safe_url(target: sa.Engine | sa.Connection | str) -> str:
+def safe_url(target: sa.Engine | sa.Connection | str) -> str:
     """Quote a database URL for a message, with any password hidden."""
     try:
         url = target if isinstance(target, str) else target.engine.url
@@ -332,12 +332,12 @@ def _safe_url(target: sa.Engine | sa.Connection | str) -> str:
         return "(an unreadable URL)"
 
 
-def _db_message(error: sa.exc.SQLAlchemyError) -> str:
+def db_message(error: sa.exc.SQLAlchemyError) -> str:
     """Give the database's own message (without the SQL statement, which can be very long)."""
     return str(getattr(error, "orig", None) or error).strip()
 
 
-def _reflect_schema(conn: sa.Connection, tables: Sequence[str] | None) -> Schema:
+def reflect_schema(conn: sa.Connection, tables: Sequence[str] | None) -> Schema:
     """Tables, primary keys, foreign keys and datetime columns as the database declares them."""
     inspector = sa.inspect(conn)
     available = inspector.get_table_names()
@@ -345,7 +345,7 @@ def _reflect_schema(conn: sa.Connection, tables: Sequence[str] | None) -> Schema
     missing = [t for t in names if t not in available]
     if missing or not names:
         raise LoadError(
-            f"Database {_safe_url(conn)} has no table(s) {missing or '(none at all)'}; its "
+            f"Database {safe_url(conn)} has no table(s) {missing or '(none at all)'}; its "
             f"tables are {sorted(available)}."
         )
     return Schema({name: _reflect_table(inspector, name, names) for name in names})
@@ -376,7 +376,7 @@ def _drop_existing(conn: sa.Connection, names: list[str], if_exists: str) -> Non
         return
     if if_exists == "fail":
         raise LoadError(
-            f"Database {_safe_url(conn)} already has table(s) {existing}. Pass "
+            f"Database {safe_url(conn)} already has table(s) {existing}. Pass "
             "if_exists='replace' to replace them, or write to another database."
         )
     old = sa.MetaData()
@@ -450,7 +450,7 @@ def load(source: PathLike, schema: SchemaSource = None) -> RelationalData:
     if path is not None and path.is_dir():
         return load_folder(path, schema)
     if path is not None and path.is_file() and _table_name(path) is not None:
-        resolved = _resolve_schema(schema)[0]
+        resolved = resolve_schema(schema)[0]
         name = next(iter(resolved)) if resolved is not None and len(resolved) == 1 else None
         name = name or str(_table_name(path))
         return _finish({name: _read_table_file(path, name)}, resolved)

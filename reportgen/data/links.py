@@ -87,6 +87,16 @@ class Links:
         present = self.parent_codes[self.parent_codes >= 0]
         return len(present) - len(np.unique(present))
 
+    def key_counts(self) -> KeyCounts:
+        """The integrity counts of this foreign key (``reportgen.data.lake.key_counts`` in a database)."""
+        return KeyCounts(
+            child_rows=len(self.child_codes),
+            missing_keys=self.n_null_keys,
+            orphans=self.n_orphans,
+            parent_rows=len(self.parent_codes),
+            duplicate_parent_keys=self.n_duplicate_parent_keys,
+        )
+
     def parent_rows(self) -> np.ndarray:
         """For each child row, the position of the first parent row with its key.
 
@@ -131,3 +141,51 @@ def link(tables: Mapping[str, pd.DataFrame], rel: Relation) -> Links:
         [tables[rel.parent], tables[rel.child]], [rel.parent_columns, rel.columns]
     )
     return Links(parent_codes=parent_codes, child_codes=child_codes)
+
+
+@dataclass(frozen=True)
+class CountDistribution:
+    """A distribution of non-negative integers as distinct values and how many times each occurs."""
+
+    values: np.ndarray
+    weights: np.ndarray
+
+    @classmethod
+    def of(cls, counts: np.ndarray) -> CountDistribution:
+        values, weights = np.unique(np.asarray(counts, dtype=np.int64), return_counts=True)
+        return cls(values, weights.astype(np.int64))
+
+    @property
+    def n(self) -> int:
+        return int(self.weights.sum())
+
+    @property
+    def total(self) -> int:
+        """The sum of all the values (children, for children per parent)."""
+        return int((self.values * self.weights).sum())
+
+    def at_rank(self, rank: int) -> int:
+        """The value at position ``rank`` (from 0) of the values sorted with their repeats."""
+        return int(self.values[np.searchsorted(np.cumsum(self.weights), rank, side="right")])
+
+    def quantile_inverted_cdf(self, q: float) -> int:
+        """``np.quantile(values_with_repeats, q, method="inverted_cdf")``, without the repeats."""
+        index = self.n * q - 1  # numpy's virtual index for this method, in the same float arithmetic
+        below = np.floor(index)
+        rank = below if index - below == 0 else below + 1
+        return self.at_rank(int(min(max(rank, 0), self.n - 1)))
+
+    def median(self) -> float:
+        """``np.median`` of the values with their repeats."""
+        return (self.at_rank((self.n - 1) // 2) + self.at_rank(self.n // 2)) / 2
+
+
+@dataclass(frozen=True)
+class KeyCounts:
+    """Key integrity of one foreign key: child rows, their missing keys and orphans, repeated parents."""
+
+    child_rows: int
+    missing_keys: int
+    orphans: int
+    parent_rows: int
+    duplicate_parent_keys: int

@@ -8,6 +8,7 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 from reportgen.context import EvaluationContext
+from reportgen.data import lake
 from reportgen.data.relational import KeyIntegrity, RelationalData
 from reportgen.data.schema import Relation
 from reportgen.data.validation import SYNTH, TEST, TRAIN
@@ -74,6 +75,13 @@ class TableSummary(BaseModel):
     primary_key: list[str]
     columns: list[ColumnSummary]
     keys: dict[str, KeyHealth] = Field(default_factory=dict, description="Key health per role, all rows.")
+    counted_in: str | None = Field(
+        default=None,
+        description=(
+            "The engine that counted rows, missing values and keys on every row when the inputs "
+            "were read where they are ('duckdb', 'postgresql'); None: counted in memory."
+        ),
+    )
 
     @property
     def n_compared(self) -> int:
@@ -88,13 +96,19 @@ class OverviewResult(SectionResult):
 
 
 def compute_overview(ctx: EvaluationContext) -> OverviewResult:
-    """Summarise every table of the three inputs (missing shares and keys on the full, unsampled data)."""
-    integrity = {role: data.integrity() for role, data in _roles(ctx, full=True).items()}
+    """Summarise every table of the three inputs (missing shares and keys on the full, unsampled data).
+
+    When the inputs were read in place, the rows, missing shares and keys are counted on every
+    row in the engine (``reportgen.data.lake``); the sample sizes are the ``used_*`` numbers.
+    """
+    integrity = _integrity(ctx)
     tables = []
     for name in ctx.table_names:
         schema = ctx.train.schema[name]
         prepared = ctx.table(name)
         fk_columns = {c for fk in schema.foreign_keys for c in fk.columns}
+        missing = {role: _missing_shares(ctx, role, name) for role in ctx.roles}
+        rows = ctx.basis(name, counted=True).available
         columns = [
             ColumnSummary(
                 name=column,
@@ -102,18 +116,18 @@ def compute_overview(ctx: EvaluationContext) -> OverviewResult:
                 kind_source="inferred" if column in schema.inferred else "declared",
                 key=_key_role(column in schema.primary_key, column in fk_columns),
                 excluded_reason=prepared.excluded.get(column),
-                missing_train=_missing_share(ctx.full_train[name][column]),
-                missing_test=None if ctx.full_test is None else _missing_share(ctx.full_test[name][column]),
-                missing_synth=_missing_share(ctx.full_synth[name][column]),
+                missing_train=missing[TRAIN][column],
+                missing_test=missing[TEST][column] if TEST in missing else None,
+                missing_synth=missing[SYNTH][column],
             )
             for column, kind in schema.kinds.items()
         ]
         tables.append(
             TableSummary(
                 name=name,
-                rows_train=len(ctx.full_train[name]),
-                rows_test=_rows(ctx.full_test, name),
-                rows_synth=len(ctx.full_synth[name]),
+                rows_train=rows[TRAIN],
+                rows_test=rows.get(TEST),
+                rows_synth=rows[SYNTH],
                 used_train=len(ctx.train[name]),
                 used_test=_rows(ctx.test, name),
                 used_synth=len(ctx.synth[name]),
@@ -125,6 +139,7 @@ def compute_overview(ctx: EvaluationContext) -> OverviewResult:
                 primary_key=list(schema.primary_key),
                 columns=columns,
                 keys={role: _key_health(found[name]) for role, found in integrity.items()},
+                counted_in=ctx.in_place.engines[TRAIN] if ctx.in_place else None,
             )
         )
     relations = [
@@ -164,5 +179,30 @@ def _rows(data: RelationalData | None, table: str) -> int | None:
     return None if data is None else len(data[table])
 
 
-def _missing_share(values: pd.Series) -> float:
-    return float(values.isna().mean()) if len(values) else 0.0
+def _missing_shares(ctx: EvaluationContext, role: str, table: str) -> dict[str, float]:
+    """Each column's share of missing values in a role's full data (in the engine when in place)."""
+    frame = ctx.full_data(role)[table]
+    if ctx.in_place is None:
+        return {c: float(frame[c].isna().mean()) if len(frame) else 0.0 for c in frame.columns}
+    numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c].dtype)]
+    counts = lake.missing_counts(ctx.in_place.sources[role], table, numeric, list(frame.columns))
+    rows = ctx.in_place.rows[role][table]
+    return {c: n / rows if rows else 0.0 for c, n in counts.items()}
+
+
+def _integrity(ctx: EvaluationContext) -> dict[str, dict[str, KeyIntegrity]]:
+    """Key integrity of every table in every role: in the engine when in place, else in memory."""
+    if ctx.in_place is None:
+        return {role: data.integrity() for role, data in _roles(ctx, full=True).items()}
+    out: dict[str, dict[str, KeyIntegrity]] = {}
+    for role, source in ctx.in_place.sources.items():
+        out[role] = {}
+        for name, table in ctx.train.schema.items():
+            duplicates, missing = lake.primary_key_counts(source, name, table.primary_key)
+            orphans = {
+                rel: lake.key_counts(source, rel).orphans
+                for rel in ctx.train.schema.relations
+                if rel.child == name
+            }
+            out[role][name] = KeyIntegrity(ctx.in_place.rows[role][name], duplicates, missing, orphans)
+    return out

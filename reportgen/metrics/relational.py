@@ -46,15 +46,15 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from reportgen.binning import ColumnBins, as_numbers, fit_bins, histogram, joint_histogram, tvd
+from reportgen.binning import ColumnBins, as_numbers, fit_bins, joint_histogram, shares, tvd
 from reportgen.context import EvaluationContext
+from reportgen.data import lake
 from reportgen.data.kinds import to_canonical
-from reportgen.data.links import link
-from reportgen.data.relational import RelationalData
+from reportgen.data.links import CountDistribution, KeyCounts, link
 from reportgen.data.schema import ColumnKind, Relation
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotApplicable
-from reportgen.results import SectionResult
+from reportgen.results import Basis, SectionResult
 
 MAX_BINS = 30
 TAIL_QUANTILE = 0.99
@@ -114,6 +114,7 @@ class AggregateSimilarity(BaseModel):
     mean: float = Field(ge=0, le=1)
     reference_mean: float | None = Field(default=None, ge=0, le=1)
     worst_pairs: list[AggregatePair]
+    basis: Basis | None = Field(default=None, description="Parent rows the pairs were computed on.")
 
 
 class RelationFidelity(BaseModel):
@@ -135,6 +136,9 @@ class RelationFidelity(BaseModel):
         default=None, description="The same on the full training data: the synthetic data's reference."
     )
     aggregates: AggregateSimilarity | None = None
+    basis: Basis | None = Field(
+        default=None, description="Rows of the child table the counts and integrity were computed on."
+    )
 
     @property
     def is_self_reference(self) -> bool:
@@ -185,8 +189,7 @@ def compute_relational(ctx: EvaluationContext) -> RelationalResult:
 
 
 def _relation(ctx: EvaluationContext, fk: Relation) -> RelationFidelity:
-    links = {role: link(ctx.full_data(role), fk) for role in ctx.roles}
-    counts = {role: found.children_per_parent() for role, found in links.items()}
+    counts = {role: _children_per_parent(ctx, fk, role) for role in ctx.roles}
     starts = cardinality_bin_starts(counts[TRAIN])
     shares = {role: _shares(c, starts) for role, c in counts.items()}
 
@@ -196,7 +199,7 @@ def _relation(ctx: EvaluationContext, fk: Relation) -> RelationFidelity:
     def summary(role: str) -> ChildCounts:
         return _child_counts(counts[role], shares[role])
 
-    has_test = TEST in links
+    has_test = TEST in counts
     return RelationFidelity(
         child=fk.child,
         child_columns=list(fk.columns),
@@ -209,18 +212,33 @@ def _relation(ctx: EvaluationContext, fk: Relation) -> RelationFidelity:
         train=summary(TRAIN),
         test=summary(TEST) if has_test else None,
         synth=summary(SYNTH),
-        integrity=synthetic_integrity(ctx.full_synth, fk),
-        train_integrity=synthetic_integrity(ctx.full_train, fk),
+        integrity=synthetic_integrity(_key_counts(ctx, fk, SYNTH)),
+        train_integrity=synthetic_integrity(_key_counts(ctx, fk, TRAIN)),
         aggregates=_aggregate_similarity(ctx, fk),
+        basis=ctx.basis(fk.child, counted=True),
     )
 
 
-def cardinality_bin_starts(real_counts: np.ndarray) -> np.ndarray:
+def _children_per_parent(ctx: EvaluationContext, fk: Relation, role: str) -> CountDistribution:
+    """Children per parent of a role: on every row in the engine when read in place, else in memory."""
+    if ctx.in_place is not None:
+        return lake.children_per_parent(ctx.in_place.sources[role], fk)
+    return CountDistribution.of(link(ctx.full_data(role), fk).children_per_parent())
+
+
+def _key_counts(ctx: EvaluationContext, fk: Relation, role: str) -> KeyCounts:
+    """Integrity counts of a role's full data: in the engine when read in place, else in memory."""
+    if ctx.in_place is not None:
+        return lake.key_counts(ctx.in_place.sources[role], fk)
+    return link(ctx.full_data(role), fk).key_counts()
+
+
+def cardinality_bin_starts(real_counts: CountDistribution) -> np.ndarray:
     """Smallest count of each bin: ``0 .. k - 1`` one by one (or in ranges), then the tail ``>= k``.
 
     ``k - 1`` is the 99th percentile of the real counts; see the module docstring for the rule.
     """
-    top = int(np.quantile(real_counts, TAIL_QUANTILE, method="inverted_cdf")) if len(real_counts) else 0
+    top = real_counts.quantile_inverted_cdf(TAIL_QUANTILE) if real_counts.n else 0
     if top + 2 <= MAX_BINS:
         return np.arange(top + 2)
     n_ranges = MAX_BINS - 2
@@ -234,36 +252,36 @@ def bin_labels(starts: np.ndarray) -> list[str]:
     return [*labels, f"≥ {starts[-1]}"]
 
 
-def _shares(counts: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    return histogram(np.searchsorted(starts, counts, side="right") - 1, len(starts))
+def _shares(counts: CountDistribution, starts: np.ndarray) -> np.ndarray:
+    bins = np.searchsorted(starts, counts.values, side="right") - 1
+    return shares(np.bincount(bins, weights=counts.weights, minlength=len(starts)))
 
 
-def _child_counts(counts: np.ndarray, shares: np.ndarray) -> ChildCounts:
-    empty = len(counts) == 0
+def _child_counts(counts: CountDistribution, shares: np.ndarray) -> ChildCounts:
+    empty = counts.n == 0
     return ChildCounts(
-        parents=len(counts),
-        children=int(counts.sum()),
-        mean=None if empty else float(counts.mean()),
-        median=None if empty else float(np.median(counts)),
-        max=None if empty else int(counts.max()),
+        parents=counts.n,
+        children=counts.total,
+        mean=None if empty else counts.total / counts.n,
+        median=None if empty else counts.median(),
+        max=None if empty else int(counts.values.max()),
         shares=np.round(shares, 6).tolist(),
     )
 
 
-def synthetic_integrity(data: RelationalData, fk: Relation) -> SyntheticIntegrity:
+def synthetic_integrity(counts: KeyCounts) -> SyntheticIntegrity:
     """Orphan child rows and repeated parent keys of one foreign key in one role's (full) data."""
-    links = link(data, fk)
-    with_key = int(np.count_nonzero(links.child_codes >= 0))
-    parent_rows = len(links.parent_codes)
-    duplicates = int(np.count_nonzero(links.parent_codes >= 0)) - len(links.keys)
+    with_key = counts.child_rows - counts.missing_keys
     return SyntheticIntegrity(
-        child_rows=len(links.child_codes),
-        missing_keys=len(links.child_codes) - with_key,
-        orphans=links.n_orphans,
-        with_parent=(with_key - links.n_orphans) / with_key if with_key else None,
-        parent_rows=parent_rows,
-        duplicate_parent_keys=duplicates,
-        duplicate_parent_share=duplicates / parent_rows if parent_rows else 0.0,
+        child_rows=counts.child_rows,
+        missing_keys=counts.missing_keys,
+        orphans=counts.orphans,
+        with_parent=(with_key - counts.orphans) / with_key if with_key else None,
+        parent_rows=counts.parent_rows,
+        duplicate_parent_keys=counts.duplicate_parent_keys,
+        duplicate_parent_share=(
+            counts.duplicate_parent_keys / counts.parent_rows if counts.parent_rows else 0.0
+        ),
     )
 
 
@@ -289,6 +307,7 @@ def _aggregate_similarity(ctx: EvaluationContext, fk: Relation) -> AggregateSimi
         for (column, name), real in joint[TRAIN].items()
     ]
     return AggregateSimilarity(
+        basis=ctx.basis(fk.parent, counted=False),
         n_pairs=len(pairs),
         mean=float(np.mean([p.similarity for p in pairs])),
         reference_mean=_mean_or_none([p.reference for p in pairs]),

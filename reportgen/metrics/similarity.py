@@ -14,11 +14,13 @@ import numpy as np
 from pydantic import BaseModel, Field
 from scipy.stats import ks_2samp
 
-from reportgen.binning import as_numbers, histogram, joint_histogram, tvd
+from reportgen.binning import BinCounts, as_numbers, shares, tvd
 from reportgen.context import EvaluationContext, PreparedTable
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotComputed
-from reportgen.results import SectionResult
+from reportgen.results import Basis, SectionResult
+
+KS_CRITICAL = 1.358  # the asymptotic two-sample KS critical value at the 5% level
 
 N_WORST = 5
 
@@ -32,6 +34,14 @@ class ColumnSimilarity(BaseModel):
     reference: float | None = Field(default=None, ge=0, le=1, description="1 - TVD(training, holdout).")
     ks: float | None = Field(default=None, ge=0, le=1, description="Kolmogorov-Smirnov statistic.")
     ks_reference: float | None = Field(default=None, ge=0, le=1)
+    ks_noise: float | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "The KS statistic two samples of these sizes from one distribution exceed 5% of the time "
+            "(1.358 sqrt((n + m) / (n m))): the noise level beside ``ks``."
+        ),
+    )
 
 
 class PairSimilarity(BaseModel):
@@ -54,6 +64,10 @@ class TableSimilarity(BaseModel):
     reference_score: float | None = Field(default=None, ge=0, le=100)
     column_details: list[ColumnSimilarity]
     worst_pairs: list[PairSimilarity]
+    basis: Basis | None = Field(
+        default=None, description="Rows the matrix and the column similarities were counted on."
+    )
+    ks_basis: Basis | None = Field(default=None, description="Rows the KS statistics were computed on.")
 
 
 class Shortfall(BaseModel):
@@ -143,10 +157,12 @@ def _table_similarity(prep: PreparedTable) -> TableSimilarity:
     settings = prep.context.settings
     matrix_columns = settings.columns.select("biv", prep.name, prep.compared_columns)
     detail_columns = settings.columns.select("univ", prep.name, prep.compared_columns)
-    has_test = prep.frame(TEST) is not None
-    real = _histograms(prep, TRAIN, matrix_columns)
-    matrix = _matrix(real, _histograms(prep, SYNTH, matrix_columns))
-    reference = _matrix(real, _histograms(prep, TEST, matrix_columns)) if has_test else None
+    counted = matrix_columns + [c for c in detail_columns if c not in matrix_columns]
+    counts = {role: prep.bin_counts(role, counted) for role in prep.context.roles}
+    has_test = TEST in counts
+    real = _histograms(counts[TRAIN], len(matrix_columns))
+    matrix = _matrix(real, _histograms(counts[SYNTH], len(matrix_columns)))
+    reference = _matrix(real, _histograms(counts[TEST], len(matrix_columns))) if has_test else None
     table = TableSimilarity(
         table=prep.name,
         columns=matrix_columns,
@@ -154,19 +170,20 @@ def _table_similarity(prep: PreparedTable) -> TableSimilarity:
         reference_matrix=None if reference is None else _rounded(reference),
         score=100 * float(matrix.mean()),
         reference_score=None if reference is None else 100 * float(reference.mean()),
-        column_details=[_column_similarity(prep, c, has_test) for c in detail_columns],
+        column_details=[_column_similarity(prep, counts, counted.index(c), c) for c in detail_columns],
         worst_pairs=[],
+        basis=prep.context.basis(prep.name, counted=True),
+        ks_basis=prep.context.basis(prep.name, counted=False),
     )
     table.worst_pairs = sorted(_all_pairs(table), key=lambda p: (p.similarity, p.a, p.b))[:N_WORST]
     return table
 
 
-def _histograms(prep: PreparedTable, role: str, columns: list[str]) -> dict[tuple[int, int], np.ndarray]:
-    """Histograms of each column (key (i, i)) and joint histograms of each pair (key (i, j), i < j)."""
-    uni, pair = prep.codes(role), prep.codes(role, pairs=True)
-    out = {(i, i): histogram(uni[c], prep.bins[c].n_codes) for i, c in enumerate(columns)}
-    for (i, a), (j, b) in combinations(enumerate(columns), 2):
-        out[(i, j)] = joint_histogram(pair[a], pair[b], prep.pair_bins[a].n_codes, prep.pair_bins[b].n_codes)
+def _histograms(counts: BinCounts, n_columns: int) -> dict[tuple[int, int], np.ndarray]:
+    """Shares of each of the first ``n_columns`` columns (key (i, i)) and of each of their pairs."""
+    out = {(i, i): shares(counts.univariate[i]) for i in range(n_columns)}
+    for i, j in combinations(range(n_columns), 2):
+        out[(i, j)] = shares(counts.pairs[(i, j)])
     return out
 
 
@@ -178,17 +195,20 @@ def _matrix(p: dict[tuple[int, int], np.ndarray], q: dict[tuple[int, int], np.nd
     return matrix
 
 
-def _column_similarity(prep: PreparedTable, column: str, has_test: bool) -> ColumnSimilarity:
-    n_codes = prep.bins[column].n_codes
-    real = histogram(prep.codes(TRAIN)[column], n_codes)
+def _column_similarity(
+    prep: PreparedTable, counts: dict[str, BinCounts], position: int, column: str
+) -> ColumnSimilarity:
+    real = shares(counts[TRAIN].univariate[position])
 
     def similarity(role: str) -> float:
-        return 1.0 - tvd(real, histogram(prep.codes(role)[column], n_codes))
+        return 1.0 - tvd(real, shares(counts[role].univariate[position]))
 
-    ks = ks_ref = None
+    has_test = TEST in counts
+    ks = ks_ref = noise = None
     if prep.bins[column].is_numeric:
         ks = _ks(prep, column, SYNTH)
         ks_ref = _ks(prep, column, TEST) if has_test else None
+        noise = _ks_noise(prep, column)
     return ColumnSimilarity(
         column=column,
         kind=prep.schema.kinds[column].value,
@@ -196,17 +216,28 @@ def _column_similarity(prep: PreparedTable, column: str, has_test: bool) -> Colu
         reference=similarity(TEST) if has_test else None,
         ks=ks,
         ks_reference=ks_ref,
+        ks_noise=noise,
     )
 
 
+def _present_numbers(prep: PreparedTable, role: str, column: str) -> np.ndarray:
+    frame = prep.frame(role)
+    assert frame is not None
+    x = as_numbers(frame[column])
+    return x[~np.isnan(x)]
+
+
 def _ks(prep: PreparedTable, column: str, role: str) -> float | None:
-    real, other = prep.frame(TRAIN), prep.frame(role)
-    assert real is not None and other is not None
-    x, y = as_numbers(real[column]), as_numbers(other[column])
-    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    x, y = _present_numbers(prep, TRAIN, column), _present_numbers(prep, role, column)
     if len(x) == 0 or len(y) == 0:
         return None
     return float(ks_2samp(x, y).statistic)
+
+
+def _ks_noise(prep: PreparedTable, column: str) -> float | None:
+    """The 5% critical KS value at the sizes compared (training and synthetic present values)."""
+    n, m = len(_present_numbers(prep, TRAIN, column)), len(_present_numbers(prep, SYNTH, column))
+    return None if n == 0 or m == 0 else KS_CRITICAL * float(np.sqrt((n + m) / (n * m)))
 
 
 def _rounded(matrix: np.ndarray) -> list[list[float]]:

@@ -8,6 +8,7 @@ import reportgen as rg
 from reportgen import ForeignKey, PrimaryKey, RelationalData, Schema, Table
 from reportgen.api import prepare_context
 from reportgen.data.io import load_folder
+from reportgen.data.links import CountDistribution
 from reportgen.metrics.relational import (
     MAX_BINS,
     RelationalResult,
@@ -66,10 +67,10 @@ def test_hand_computed_one_minus_tvd_with_the_tail_bin():
 
 
 def test_bins_are_integers_with_a_pooled_tail_and_at_most_thirty():
-    assert list(cardinality_bin_starts(np.zeros(10, dtype=int))) == [0, 1]
+    assert list(cardinality_bin_starts(CountDistribution.of(np.zeros(10, dtype=int)))) == [0, 1]
     counts = np.r_[np.full(99, 2), 500]  # 99% of parents have at most 2 children: 500 is in the tail
-    assert bin_labels(cardinality_bin_starts(counts)) == ["0", "1", "2", "≥ 3"]
-    wide = cardinality_bin_starts(np.arange(1000))
+    assert bin_labels(cardinality_bin_starts(CountDistribution.of(counts))) == ["0", "1", "2", "≥ 3"]
+    wide = cardinality_bin_starts(CountDistribution.of(np.arange(1000)))
     labels = bin_labels(wide)
     assert len(labels) <= MAX_BINS and labels[:2] == ["0", "1\N{EN DASH}36"] and labels[-1] == "≥ 1009"
 

@@ -1,0 +1,131 @@
+"""A report's inputs read where they are: samples drawn in the engine, sources kept for aggregates.
+
+``report()`` hands each role's ``Source`` to ``read_in_place``, which draws the seeded sample that
+the in-memory sections read (distances, attacks, the one-class network, utility, phik, KS) and
+keeps the sources, so that the sections that count (row counts, missing shares, the similarity
+matrix, children per parent, key integrity) count every row in the engine
+(``reportgen.data.lake``). Memory is then bounded by the sample, not by the data.
+
+Sampling follows ``RelationalData.sample``: a table within ``n_max`` rows is read whole; a dataset
+with foreign keys is sampled by whole entities of its root (the root with the most rows below it),
+each with all of its rows below it; tables outside that hierarchy get a uniform seeded sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+from reportgen.data import lake
+from reportgen.data.relational import TableSample
+from reportgen.data.schema import Schema, Table
+from reportgen.data.sources import Source
+from reportgen.errors import IncompatibleDataError
+
+
+@dataclass
+class InPlace:
+    """The sources of a report's roles, their exact row counts, and how their samples were drawn."""
+
+    sources: dict[str, Source]
+    rows: dict[str, dict[str, int]]
+    sampling: dict[str, dict[str, TableSample]] = field(default_factory=dict)
+    opened: list[Source] = field(default_factory=list)
+    """The sources reportgen opened itself (from paths): it closes them when the report is done."""
+
+    def close_opened(self) -> None:
+        """Close the sources reportgen opened (a source the caller passed stays open)."""
+        for source in self.opened:
+            source.close()
+
+    @property
+    def engines(self) -> dict[str, str]:
+        """Per role, the engine that computed its all-row numbers (``duckdb``, ``postgresql``...)."""
+        return {role: source.engine.dialect for role, source in self.sources.items()}
+
+    def describe(self) -> dict[str, str]:
+        """Per role, where its data was read (for the run page: an auditor sees the inputs)."""
+        return {role: source.description for role, source in self.sources.items()}
+
+
+def read_in_place(
+    sources: Mapping[str, Source], schema: Schema | None, caps: Mapping[str, int], seeds: Mapping[str, int]
+) -> tuple[dict[str, dict[str, pd.DataFrame]], InPlace]:
+    """Each role's sample as DataFrames, and the ``InPlace`` record of the sources and samples.
+
+    ``schema`` (or the training source's own) gives the keys for every role, as the training
+    data's schema applies to all three; ``caps`` and ``seeds`` are per role.
+    """
+    first = next(iter(sources))
+    keys = schema if schema is not None else sources[first].schema
+    named = {role: _named_like(sources[first], source, role) for role, source in sources.items()}
+    frames: dict[str, dict[str, pd.DataFrame]] = {}
+    record = InPlace(named, {})
+    for role, source in named.items():
+        rows = {t: lake.row_count(source, t) for t in source.relations}
+        record.rows[role] = rows
+        frames[role], record.sampling[role] = _sample(source, keys, rows, caps[role], seeds[role])
+    return frames, record
+
+
+def _named_like(reference: Source, source: Source, role: str) -> Source:
+    """One table named as the training data's one table (files name tables after themselves)."""
+    if len(reference.relations) == 1 and len(source.relations) == 1 and reference is not source:
+        (name,), (relation,) = reference.relations, source.relations.values()
+        files = {name: next(iter(source.files.values()))} if source.files else {}
+        source = replace(source, relations={name: relation}, files=files, schema=None)
+    missing = [t for t in reference.relations if t not in source.relations]
+    if missing:
+        raise IncompatibleDataError(
+            f"The {role} data ({source.description}) lacks table(s) {missing} that the training "
+            f"data has (its tables: {sorted(source.relations)}). Provide them."
+        )
+    return source
+
+
+def _sample(
+    source: Source, schema: Schema | None, rows: dict[str, int], n_max: int, seed: int
+) -> tuple[dict[str, pd.DataFrame], dict[str, TableSample]]:
+    """One role's sample: whole entities of the root when there are keys, else uniform rows."""
+    keys = schema if schema is not None else Schema({t: Table() for t in source.relations})
+    keys = keys.subset([t for t in keys if t in source.relations])
+    if all(n <= n_max for n in rows.values()):
+        frames = {t: lake.sample_rows(source, t, n_max, seed) for t in keys}
+        return _tidy(frames), _record(frames, rows, {t: "all rows" for t in frames})
+    frames, methods = {}, {}
+    root = _root(keys, rows) if keys.relations else None
+    if root is not None:
+        frames = lake.entity_sample(source, keys, root, n_max, seed)
+        how = f"whole entities of {root!r} (each with all its rows below it), drawn in "
+        methods = dict.fromkeys(frames, how + source.engine.dialect)
+    for table in keys:
+        if table not in frames:
+            frames[table] = lake.sample_rows(source, table, n_max, seed)
+            methods[table] = (
+                "all rows"
+                if rows[table] <= n_max
+                else f"uniform random rows (md5 order with the seed), drawn in {source.engine.dialect}"
+            )
+    return _tidy(frames), _record(frames, rows, methods)
+
+
+def _root(schema: Schema, rows: Mapping[str, int]) -> str:
+    """The root with the most rows in its hierarchy, as ``RelationalData.default_root`` chooses."""
+    roots = schema.roots()
+    return max(roots, key=lambda t: (sum(rows[d] for d in [t, *schema.descendants(t)]), -roots.index(t)))
+
+
+def _record(
+    frames: Mapping[str, pd.DataFrame], rows: Mapping[str, int], methods: Mapping[str, str]
+) -> dict[str, TableSample]:
+    return {t: TableSample(rows[t], len(f), methods[t]) for t, f in frames.items()}
+
+
+def _tidy(frames: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """Engine frames with the dtypes ``pandas.read_parquet`` gives (strings as objects)."""
+    return {
+        t: f.astype({c: object for c in f.columns if isinstance(f[c].dtype, pd.StringDtype)})
+        for t, f in frames.items()
+    }

@@ -1,0 +1,434 @@
+"""Exact aggregates on every row, and seeded samples, computed in the engine where the data lives.
+
+Every function here sends one SQL statement (plain, standard SQL: ``GROUP BY``, ``GROUPING SETS``,
+``CASE``, window sums) to a ``Source``'s engine and gets back a small result: counts per bin, per
+key, per count. Nothing reads a whole table into Python, so memory is bounded by the sample and the
+number of bins, not by the data. The statements are built by the ``*_sql`` functions, so the exact
+SQL can be printed (``reportgen.data.lake.histogram_sql``) and run on another engine.
+
+How values meet bins, so that counts equal ``reportgen.binning``'s in-memory codes exactly:
+
+- numbers and datetimes: ``CASE WHEN x < e1 THEN 0 WHEN x < e2 THEN 1 ... ELSE k END`` over the
+  inner edges (doubles written as ``CAST('<repr>' AS DOUBLE PRECISION)``, so no decimal rounding),
+  which is ``searchsorted(edges, x, side="right")``; datetimes as UTC seconds ``ns / 1e9`` in
+  double precision, as ``binning.as_numbers`` computes them; NULL, NaN and +-infinity are missing
+  (the report treats infinite numbers as missing everywhere);
+- categories: the engine groups by the raw value, reportgen labels each distinct value with the
+  same function as in memory (``to_canonical``), and pairs use a ``CASE`` that maps the raw values
+  back to their codes; so a category's label never depends on how an engine prints values.
+
+Samples are drawn by ordering rows on ``md5(<row as text> || seed)`` and keeping the first ``n``:
+the same rows for the same data and seed, whatever the file layout, row order or thread count
+(DuckDB's ``USING SAMPLE ... REPEATABLE`` is repeatable only single-threaded). Relational data is
+sampled by whole entities of a root table, each with all of its rows below it, as
+``RelationalData.sample`` does in memory.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from decimal import Decimal
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from reportgen.binning import BinCounts, ColumnBins
+from reportgen.data.kinds import to_canonical
+from reportgen.data.links import CountDistribution, KeyCounts
+from reportgen.data.schema import ColumnKind, Relation, Schema
+from reportgen.data.sources import Source, quote
+from reportgen.errors import DataError
+
+NS_PER_SECOND = 1_000_000_000
+_FIRST_DATE = "1677-09-22"  # reportgen.data.reconcile: dates outside pandas' range are missing
+_LAST_DATE = "2262-04-10"
+_DOUBLE = "DOUBLE PRECISION"
+
+
+# -- small helpers ---------------------------------------------------------------------------------
+def literal(value: Any, where: str) -> str:
+    """``value`` (as a driver returns it) as a SQL literal the engine compares exactly."""
+    if value is None or value is pd.NA:
+        return "NULL"
+    if isinstance(value, (bool, np.bool_)):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        number = float(value)
+        text = "NaN" if np.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
+        return f"CAST('{repr(number) if np.isfinite(number) else text}' AS {_DOUBLE})"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, (dt.datetime, pd.Timestamp)):
+        zone = " WITH TIME ZONE" if value.tzinfo is not None else ""
+        return f"CAST('{value.isoformat(sep=' ')}' AS TIMESTAMP{zone})"
+    if isinstance(value, dt.date):
+        return f"CAST('{value.isoformat()}' AS DATE)"
+    if isinstance(value, Decimal):
+        return f"CAST('{value}' AS NUMERIC)"
+    raise DataError(
+        f"{where}: values of type {type(value).__name__} cannot be compared in the database. "
+        "Cast the column to a number, a date or text there, or declare another kind in the schema."
+    )
+
+
+def _is_missing_number(x: str) -> str:
+    specials = ", ".join(f"CAST('{v}' AS {_DOUBLE})" for v in ("NaN", "Infinity", "-Infinity"))
+    return f"({x} IS NULL OR {x} IN ({specials}))"
+
+
+def number_expression(source: Source, column: str, kind: ColumnKind) -> tuple[str, str]:
+    """SQL for a numeric or datetime column as a double (datetimes in UTC seconds) and for "missing"."""
+    name = quote(column)
+    if kind is ColumnKind.DATETIME:
+        stamp = f"CAST({name} AS TIMESTAMP)"
+        missing = (
+            f"({name} IS NULL OR {stamp} < CAST('{_FIRST_DATE}' AS TIMESTAMP) "
+            f"OR {stamp} > CAST('{_LAST_DATE}' AS TIMESTAMP))"
+        )
+        ns = source.engine.epoch_ns(name)
+        return f"CAST({ns} AS {_DOUBLE}) / CAST({NS_PER_SECOND} AS {_DOUBLE})", missing
+    x = f"CAST({name} AS {_DOUBLE})"
+    return x, _is_missing_number(x)
+
+
+def _edge(value: float) -> str:
+    return f"CAST('{value!r}' AS {_DOUBLE})"
+
+
+def numeric_code_sql(source: Source, bins: ColumnBins) -> str:
+    """``CASE`` giving each row its bin of ``bins`` (numbers, datetimes), as ``ColumnBins.codes``."""
+    x, missing = number_expression(source, bins.column, bins.kind)
+    whens = " ".join(f"WHEN {x} < {_edge(e)} THEN {i}" for i, e in enumerate(bins.edges))
+    return f"CASE WHEN {missing} THEN {bins.n_codes - 1} {whens} ELSE {len(bins.edges)} END"
+
+
+def category_code_sql(bins: ColumnBins, raw: Sequence[Any], codes: np.ndarray, where: str) -> str:
+    """``CASE`` mapping a category column's raw values (each distinct one, with its code) to codes.
+
+    The most common code is the ``ELSE`` branch, so the statement lists as few values as possible.
+    """
+    name = quote(bins.column)
+    by_code: dict[int, list[str]] = {}
+    for value, code in zip(raw, codes, strict=True):
+        if value is not None and value is not pd.NA:
+            by_code.setdefault(int(code), []).append(literal(value, where))
+    default = max(by_code, key=lambda c: len(by_code[c])) if by_code else bins.n_codes - 1
+    whens = " ".join(
+        f"WHEN {name} IN ({', '.join(values)}) THEN {code}"
+        for code, values in sorted(by_code.items())
+        if code != default
+    )
+    return f"CASE WHEN {name} IS NULL THEN {bins.n_codes - 1} {whens} ELSE {default} END"
+
+
+# -- counts ----------------------------------------------------------------------------------------
+def row_count(source: Source, table: str) -> int:
+    """The exact number of rows of a table."""
+    return int(source.engine.rows(f"SELECT COUNT(*) FROM {source.relations[table]}")[0][0])
+
+
+def missing_counts(
+    source: Source, table: str, numeric: Sequence[str], columns: Sequence[str]
+) -> dict[str, int]:
+    """Missing values of each column on all rows (NaN and infinity count as missing in ``numeric``)."""
+    if not columns:
+        return {}
+    terms = []
+    for column in columns:
+        x = f"CAST({quote(column)} AS {_DOUBLE})"
+        missing = _is_missing_number(x) if column in numeric else f"{quote(column)} IS NULL"
+        terms.append(f"SUM(CASE WHEN {missing} THEN 1 ELSE 0 END)")
+    (row,) = source.engine.rows(f"SELECT {', '.join(terms)} FROM {source.relations[table]}")
+    return {c: int(v or 0) for c, v in zip(columns, row, strict=True)}
+
+
+def distinct_counts(source: Source, table: str, column: str) -> tuple[list[Any], np.ndarray]:
+    """Each distinct raw value of a column (NULL included) with its number of rows."""
+    found = source.engine.rows(
+        f"SELECT {quote(column)}, COUNT(*) FROM {source.relations[table]} GROUP BY {quote(column)}"
+    )
+    return [r[0] for r in found], np.array([int(r[1]) for r in found], dtype=np.int64)
+
+
+def category_codes(raw: Sequence[Any], bins: ColumnBins, where: str) -> np.ndarray:
+    """The codes of raw engine values under ``bins``, through the same canonical labels as in memory."""
+    values = pd.Series(list(raw), dtype=object)
+    inferred = pd.api.types.infer_dtype(values, skipna=True)
+    if inferred in ("integer", "floating", "mixed-integer-float", "boolean"):
+        values = pd.Series(list(raw), dtype="float64" if inferred != "boolean" else "boolean")
+    return bins.codes(to_canonical(values, bins.kind, where, show_examples=False))
+
+
+def bin_counts(
+    source: Source,
+    table: str,
+    columns: Sequence[str],
+    bins: dict[str, ColumnBins],
+    pair_bins: dict[str, ColumnBins],
+) -> BinCounts:
+    """Rows per bin of every column and per cell of every pair of ``columns``, on all rows.
+
+    Two kinds of statement: one ``GROUP BY`` per category column (its distinct raw values), and one
+    ``GROUPING SETS`` statement for every numeric column and every pair, a single scan of the table.
+    """
+    where = f"Table {table!r}"
+    raw = {c: distinct_counts(source, table, c) for c in columns if not bins[c].is_numeric}
+    univariate: dict[str, np.ndarray] = {}
+    for column, (values, counts) in raw.items():
+        codes = category_codes(values, bins[column], f"{where}, column {column!r}")
+        univariate[column] = np.bincount(codes, weights=counts, minlength=bins[column].n_codes).astype(
+            np.int64
+        )
+    pair_codes = {c: category_codes(raw[c][0], pair_bins[c], f"{where}, column {c!r}") for c in raw}
+    expressions = {
+        c: numeric_code_sql(source, pair_bins[c])
+        if pair_bins[c].is_numeric
+        else category_code_sql(pair_bins[c], raw[c][0], pair_codes[c], f"{where}, column {c!r}")
+        for c in columns
+    }
+    numeric = [c for c in columns if bins[c].is_numeric]
+    for column in numeric:  # a column's own bins, when they differ from its pair bins
+        if bins[column] != pair_bins[column]:
+            expressions[f"{column} (univariate)"] = numeric_code_sql(source, bins[column])
+    singles = [(c if bins[c] == pair_bins[c] else f"{c} (univariate)",) for c in numeric]
+    sets = singles + list(combinations(columns, 2))
+    grouped = _grouping_sets(source, table, expressions, sets) if sets else {}
+    for column, single in zip(numeric, singles, strict=True):
+        univariate[column] = _cells(grouped, single, (bins[column].n_codes,))
+    pairs = {
+        (i, j): _cells(grouped, (a, b), (pair_bins[a].n_codes, pair_bins[b].n_codes))
+        for (i, a), (j, b) in combinations(enumerate(columns), 2)
+    }
+    return BinCounts(tuple(columns), tuple(univariate[c] for c in columns), pairs)
+
+
+def histogram_sql(
+    source: Source, table: str, expressions: dict[str, str], sets: Sequence[tuple[str, ...]]
+) -> str:
+    """The ``GROUPING SETS`` statement: each row's bin codes, counted per set of columns."""
+    aliases = {c: f"k{i}" for i, c in enumerate(expressions)}
+    inner = ", ".join(f"{e} AS {aliases[c]}" for c, e in expressions.items())
+    keys = ", ".join(aliases.values())
+    grouping = ", ".join("(" + ", ".join(aliases[c] for c in s) + ")" for s in sets)
+    return (
+        f"SELECT {keys}, COUNT(*) AS n FROM (SELECT {inner} FROM {source.relations[table]}) AS codes "
+        f"GROUP BY GROUPING SETS ({grouping})"
+    )
+
+
+def _grouping_sets(
+    source: Source, table: str, expressions: dict[str, str], sets: Sequence[tuple[str, ...]]
+) -> dict[tuple[str, ...], list[tuple[tuple[int, ...], int]]]:
+    """Counts per set of columns; a result row's set is its non-NULL keys (codes are never NULL)."""
+    names = list(expressions)
+    out: dict[tuple[str, ...], list[tuple[tuple[int, ...], int]]] = {s: [] for s in sets}
+    for row in source.engine.rows(histogram_sql(source, table, expressions, sets)):
+        present = tuple(i for i, v in enumerate(row[:-1]) if v is not None)
+        key = tuple(names[i] for i in present)
+        out.setdefault(key, []).append((tuple(int(row[i]) for i in present), int(row[-1])))
+    return out
+
+
+def _cells(
+    grouped: dict[tuple[str, ...], list[tuple[tuple[int, ...], int]]],
+    key: tuple[str, ...],
+    shape: tuple[int, ...],
+) -> np.ndarray:
+    counts = np.zeros(int(np.prod(shape)), dtype=np.int64)
+    for codes, n in grouped.get(key, []):
+        counts[int(np.ravel_multi_index(codes, shape))] += n
+    return counts
+
+
+# -- keys ----------------------------------------------------------------------------------------
+def _all_present(alias: str, columns: Sequence[str]) -> str:
+    return " AND ".join(f"{alias}.{quote(c)} IS NOT NULL" for c in columns)
+
+
+def _any_missing(alias: str, columns: Sequence[str]) -> str:
+    return " OR ".join(f"{alias}.{quote(c)} IS NULL" for c in columns)
+
+
+def _matches(left: str, left_columns: Sequence[str], right: str, right_columns: Sequence[str]) -> str:
+    return " AND ".join(
+        f"{left}.{quote(a)} = {right}.{quote(b)}" for a, b in zip(left_columns, right_columns, strict=True)
+    )
+
+
+def children_per_parent(source: Source, rel: Relation) -> CountDistribution:
+    """Children of each distinct parent key value, and 0 for each parent row without a key.
+
+    The rule of ``Links.children_per_parent``: child rows with a missing key or no parent are not
+    counted; a repeated parent key value is one parent.
+    """
+    parent, child = source.relations[rel.parent], source.relations[rel.child]
+    pk, fk = rel.parent_columns, rel.columns
+    keys = ", ".join(f"p.{quote(c)}" for c in pk)
+    grouped = ", ".join(f"c.{quote(c)}" for c in fk)
+    child_keys = ", ".join(f"{quote(a)} AS {quote(b)}" for a, b in zip(fk, pk, strict=True))
+    query = (
+        f"WITH p AS (SELECT DISTINCT {keys} FROM {parent} AS p WHERE {_all_present('p', pk)}), "
+        f"c AS (SELECT {child_keys}, COUNT(*) AS n FROM (SELECT * FROM {child}) AS c "
+        f"WHERE {_all_present('c', fk)} GROUP BY {grouped}) "
+        f"SELECT COALESCE(c.n, 0) AS children, COUNT(*) FROM p LEFT JOIN c ON {_matches('p', pk, 'c', pk)} "
+        "GROUP BY COALESCE(c.n, 0) "
+        f"UNION ALL SELECT 0, COUNT(*) FROM {parent} AS p WHERE {_any_missing('p', pk)}"
+    )
+    totals: dict[int, int] = {}
+    for value, count in source.engine.rows(query):
+        if count:
+            totals[int(value)] = totals.get(int(value), 0) + int(count)
+    values = np.array(sorted(totals), dtype=np.int64)
+    return CountDistribution(values, np.array([totals[v] for v in values], dtype=np.int64))
+
+
+def key_counts(source: Source, rel: Relation) -> KeyCounts:
+    """Child rows, missing keys, orphans, parent rows and repeated parent keys of one foreign key."""
+    parent, child = source.relations[rel.parent], source.relations[rel.child]
+    pk, fk = rel.parent_columns, rel.columns
+    query = (
+        f"SELECT (SELECT COUNT(*) FROM {child} AS c), "
+        f"(SELECT COUNT(*) FROM {child} AS c WHERE {_any_missing('c', fk)}), "
+        f"(SELECT COUNT(*) FROM {child} AS c WHERE {_all_present('c', fk)} AND NOT EXISTS "
+        f"(SELECT 1 FROM {parent} AS p WHERE {_matches('p', pk, 'c', fk)})), "
+        f"(SELECT COUNT(*) FROM {parent} AS p), {_repeated_keys_sql(parent, pk)}"
+    )
+    (row,) = source.engine.rows(query)
+    return KeyCounts(*(int(v) for v in row))
+
+
+def primary_key_counts(source: Source, table: str, primary_key: Sequence[str]) -> tuple[int, int]:
+    """Duplicate and missing primary keys of a table on all rows."""
+    if not primary_key:
+        return 0, 0
+    rel = source.relations[table]
+    query = (
+        f"SELECT {_repeated_keys_sql(rel, primary_key)}, "
+        f"(SELECT COUNT(*) FROM {rel} AS p WHERE {_any_missing('p', primary_key)})"
+    )
+    (row,) = source.engine.rows(query)
+    return int(row[0]), int(row[1])
+
+
+def _repeated_keys_sql(relation: str, key: Sequence[str]) -> str:
+    """SQL for the rows of ``relation`` (alias ``p``) that repeat an earlier row's complete key."""
+    present = _all_present("p", key)
+    distinct = ", ".join(f"p.{quote(c)}" for c in key)
+    return (
+        f"(SELECT COUNT(*) FROM {relation} AS p WHERE {present}) - "
+        f"(SELECT COUNT(*) FROM (SELECT DISTINCT {distinct} FROM {relation} AS p WHERE {present}) AS d)"
+    )
+
+
+# -- samples -------------------------------------------------------------------------------------
+def row_hash_sql(alias: str, columns: Sequence[str], seed: int) -> str:
+    """``md5`` of a row's values as text with the seed: a deterministic, engine-side random order."""
+    parts = " || '|' || ".join(f"COALESCE(CAST({alias}.{quote(c)} AS VARCHAR), '\\N')" for c in columns)
+    return f"md5({parts} || '|{int(seed)}')"
+
+
+def sample_rows(source: Source, table: str, n: int, seed: int) -> pd.DataFrame:
+    """Up to ``n`` rows of a table: all of them when it has at most ``n``, else a seeded sample."""
+    rel = source.relations[table]
+    if row_count(source, table) <= n:
+        return source.engine.frame(f"SELECT * FROM {rel}")
+    order = row_hash_sql("t", source.columns(table), seed)
+    return source.engine.frame(f"SELECT t.* FROM {rel} AS t ORDER BY {order} LIMIT {int(n)}")
+
+
+def entity_sample(source: Source, schema: Schema, root: str, n: int, seed: int) -> dict[str, pd.DataFrame]:
+    """Whole entities of ``root``: each root row with every row below it, while all tables fit ``n``.
+
+    Root rows are taken in a seeded hash order of their primary key and kept while every table of
+    the hierarchy stays within ``n`` rows (the rule of ``RelationalData.sample``). Each table below
+    the root must reach it through one chain of foreign keys.
+    """
+    pk = schema[root].primary_key
+    if not pk:
+        raise DataError(
+            f"Table {root!r} has no primary key, so its entities cannot be sampled in the database. "
+            "Declare its primary key in the schema, or raise n_max above its rows."
+        )
+    paths = {t: _path_to_root(schema, root, t) for t in schema.descendants(root)}
+    kept = _kept_root_keys(source, root, pk, paths, n, seed)
+    out = {root: source.engine.frame(_rows_of_kept_sql(source, root, pk, [], kept))}
+    for table, path in paths.items():
+        out[table] = source.engine.frame(_rows_of_kept_sql(source, table, pk, path, kept))
+    return out
+
+
+def _path_to_root(schema: Schema, root: str, table: str) -> list[Relation]:
+    """The foreign keys from ``table`` up to ``root`` (one parent per table in the hierarchy)."""
+    path: list[Relation] = []
+    current = table
+    inside = {root, *schema.descendants(root)}
+    while current != root:
+        ups = [
+            r for r in schema.relations if r.child == current and r.parent in inside and r.parent != current
+        ]
+        if len(ups) != 1:
+            raise DataError(
+                f"Table {current!r} reaches table {root!r} through {len(ups)} foreign keys; sampling "
+                "whole entities in the database needs exactly one. Raise n_max above the tables' rows "
+                "or load the data in memory."
+            )
+        path.append(ups[0])
+        current = ups[0].parent
+    return path
+
+
+def _root_key_sql(source: Source, table: str, path: list[Relation]) -> tuple[str, list[str]]:
+    """FROM clause joining ``table`` up its path, and the SQL of its root key's columns."""
+    clause = f"{source.relations[table]} AS t0"
+    for i, rel in enumerate(path[:-1]):
+        parent = source.relations[rel.parent]
+        clause += (
+            f" JOIN {parent} AS t{i + 1} ON {_matches(f't{i}', rel.columns, f't{i + 1}', rel.parent_columns)}"
+        )
+    last = path[-1]
+    return clause, [f"t{len(path) - 1}.{quote(c)}" for c in last.columns]
+
+
+def _kept_root_keys(
+    source: Source, root: str, pk: Sequence[str], paths: dict[str, list[Relation]], n: int, seed: int
+) -> str:
+    """SQL selecting the kept root keys (``k0, k1, ...``): a running total per table, in hash order."""
+    keys = [f"r.{quote(c)}" for c in pk]
+    aliases = [f"k{i}" for i in range(len(pk))]
+    ctes = [
+        f"roots AS (SELECT {', '.join(f'{k} AS {a}' for k, a in zip(keys, aliases, strict=True))}, "
+        f"{row_hash_sql('r', pk, seed)} AS h FROM {source.relations[root]} AS r)"
+    ]
+    joins, totals = "", ["SUM(1) OVER w AS n_root"]
+    for i, (table, path) in enumerate(paths.items()):
+        clause, root_key = _root_key_sql(source, table, path)
+        selected = ", ".join(f"{k} AS {a}" for k, a in zip(root_key, aliases, strict=True))
+        ctes.append(
+            f"c{i} AS (SELECT {selected}, COUNT(*) AS n FROM {clause} GROUP BY {', '.join(root_key)})"
+        )
+        joins += f" LEFT JOIN c{i} ON " + " AND ".join(f"roots.{a} = c{i}.{a}" for a in aliases)
+        totals.append(f"SUM(COALESCE(c{i}.n, 0)) OVER w AS n{i}")
+        del table
+    limits = " AND ".join(["n_root <= {n}"] + [f"n{i} <= {{n}}" for i in range(len(paths))]).format(n=int(n))
+    order = ", ".join(["roots.h"] + [f"roots.{a}" for a in aliases])
+    selected = ", ".join([f"roots.{a}" for a in aliases] + totals)
+    window = f"WINDOW w AS (ORDER BY {order} ROWS UNBOUNDED PRECEDING)"
+    return (
+        f"WITH {', '.join(ctes)} SELECT {', '.join(aliases)} FROM (SELECT {selected} FROM roots{joins} "
+        f"{window}) AS ranked WHERE {limits}"
+    )
+
+
+def _rows_of_kept_sql(source: Source, table: str, pk: Sequence[str], path: list[Relation], kept: str) -> str:
+    """The rows of ``table`` whose root key is among the kept ones."""
+    if not path:
+        clause, root_key = f"{source.relations[table]} AS t0", [f"t0.{quote(c)}" for c in pk]
+    else:
+        clause, root_key = _root_key_sql(source, table, path)
+    match = " AND ".join(f"{k} = kept.k{i}" for i, k in enumerate(root_key))
+    return f"SELECT t0.* FROM {clause} WHERE EXISTS (SELECT 1 FROM ({kept}) AS kept WHERE {match})"

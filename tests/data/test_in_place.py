@@ -1,0 +1,144 @@
+"""Reports on inputs read in place: all-row counts equal pandas, PostgreSQL equals CSV, memory bounded."""
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reportgen as rg
+from reportgen.api import prepare_context
+from reportgen.binning import bin_counts_in_memory
+from reportgen.data.io import write_folder, write_sql
+from reportgen.data.kinds import to_canonical
+from reportgen.data.links import CountDistribution
+from reportgen.data.validation import SYNTH, TRAIN
+from reportgen.metrics.relational import compute_relational
+from reportgen.metrics.similarity import compute_similarity
+from reportgen.settings import ReportSettings
+
+from .test_lake import mixed, shop
+
+
+def test_count_distribution_quantile_and_median_match_numpy():
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 99, 100, 200, 1001):
+        counts = rng.integers(0, 12, n)
+        dist = CountDistribution.of(counts)
+        assert dist.quantile_inverted_cdf(0.99) == np.quantile(counts, 0.99, method="inverted_cdf")
+        assert dist.median() == np.median(counts)
+
+
+def test_similarity_on_parquet_counts_every_row_exactly_as_pandas(tmp_path):
+    for role, seed in (("train", 0), ("synth", 1)):
+        (tmp_path / role / "events").mkdir(parents=True)
+        frame = mixed(20_000, seed)
+        for i in range(2):
+            frame.iloc[i * 10_000 : (i + 1) * 10_000].to_parquet(tmp_path / role / "events" / f"p{i}.parquet")
+    settings = ReportSettings(seed=0, n_max_train=3_000, n_max_synth=3_000)
+    with rg.sources.parquet(tmp_path / "train") as train, rg.sources.parquet(tmp_path / "synth") as synth:
+        context = prepare_context(train, None, synth, settings)
+        prep = context.table("events")
+        assert len(context.train["events"]) == 3_000  # the sample, drawn in DuckDB
+        for role, side in ((TRAIN, "train"), (SYNTH, "synth")):
+            full = pd.read_parquet(tmp_path / side / "events")
+            frame = pd.DataFrame(
+                {
+                    c: to_canonical(full[c], prep.schema.kinds[c], c, show_examples=False)
+                    for c in prep.compared_columns
+                }
+            )
+            expected = bin_counts_in_memory(frame, prep.compared_columns, prep.bins, prep.pair_bins)
+            got = prep.bin_counts(role, prep.compared_columns)
+            for a, b in zip(got.univariate, expected.univariate, strict=True):
+                np.testing.assert_array_equal(a, b)
+            for key, cells in expected.pairs.items():
+                np.testing.assert_array_equal(got.pairs[key], cells)
+        result = compute_similarity(context).tables[0]
+    assert result.basis.all_rows and result.basis.rows == {TRAIN: 20_000, SYNTH: 20_000}
+    assert result.basis.engine == "duckdb"
+    assert not result.ks_basis.all_rows and result.ks_basis.rows == {TRAIN: 3_000, SYNTH: 3_000}
+    assert all(c.ks_noise is not None for c in result.column_details if c.ks is not None)
+
+
+@pytest.mark.postgres
+def test_a_postgres_input_gives_the_numbers_of_the_same_data_as_csv(fresh_postgres_url, tmp_path):
+    real, synth = shop(0, repeated_key=False), shop(1)  # PostgreSQL's constraints refuse broken keys
+    write_sql(real, fresh_postgres_url)
+    folders = {}
+    for role, data in (("real", real), ("synth", synth)):
+        write_folder(data, tmp_path / role)
+        folders[role] = tmp_path / role
+    settings = ReportSettings(seed=0)
+    with rg.sources.sql(fresh_postgres_url) as pg_real, rg.sources.csv(folders["synth"]) as csv_synth:
+        from_pg = prepare_context(pg_real, None, csv_synth, settings)
+        pg_numbers = _counted_numbers(from_pg)
+    with rg.sources.csv(folders["real"]) as csv_real, rg.sources.csv(folders["synth"]) as csv_synth:
+        from_csv = prepare_context(csv_real, None, csv_synth, settings)
+        csv_numbers = _counted_numbers(from_csv)
+    assert pg_numbers == csv_numbers
+    assert from_pg.in_place is not None and from_pg.in_place.engines[TRAIN] == "postgresql"
+
+
+def _counted_numbers(context) -> str:
+    """The all-row numbers of a context: similarity matrices, relational counts and integrity."""
+    similarity = compute_similarity(context).model_dump(exclude={"tables": {"__all__": {"basis"}}})
+    relational = compute_relational(context).model_dump(exclude={"relations": {"__all__": {"basis"}}})
+    return json.dumps([similarity, relational], sort_keys=True, default=str)
+
+
+CHILD = textwrap.dedent(
+    """
+    import resource, sys
+    import reportgen as rg
+    folder = sys.argv[1]
+    sources = [rg.sources.parquet(f"{folder}/{side}", memory_limit="256MB") for side in ("train", "synth")]
+    results = rg.report(sources[0], None, sources[1], f"{folder}/r.html", n_max_train=1000, n_max_synth=1000,
+                        n_max_utility=500, n_max_detection=500, risk_attacks=50)
+    print(results.sections["similarity"].tables[0].basis.rows["training"])
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_parquet_input_larger_than_the_memory_it_may_use_produces_a_report(tmp_path):
+    """Peak RSS stays far below what pandas would need for the data (the data would not fit).
+
+    RLIMIT_AS is not used: torch and DuckDB reserve gigabytes of address space they never touch,
+    so a virtual-memory limit measures reservations, not use. DuckDB is capped with memory_limit
+    and the process's peak resident memory is compared with the data's size in memory.
+    """
+    import duckdb
+
+    rows = 6_000_000
+    for side, seed in (("train", 1), ("synth", 2)):
+        (tmp_path / side).mkdir()
+        duckdb.sql(
+            f"COPY (SELECT (hash(i, {seed}) % 100000)::DOUBLE / 7 AS x, (hash(i, {seed + 5}) % 1000)::DOUBLE AS y, "
+            f"['a', 'b', 'c', 'd'][(1 + hash(i, {seed + 9}) % 4)::BIGINT] AS c FROM range({rows}) AS t(i)) "
+            f"TO '{tmp_path / side / 'events.parquet'}' (FORMAT parquet)"
+        )
+    baseline = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import resource, reportgen, torch, duckdb, sklearn; "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    counted, peak_kib = (int(line) for line in done.stdout.split()[-2:])
+    assert counted == rows
+    in_pandas = 2 * rows * (8 + 8 + 8 + 50)  # two sides: two floats, a string object and its pointer
+    used = (peak_kib - int(baseline.stdout)) * 1024
+    assert used < in_pandas / 2, (used / 2**20, in_pandas / 2**20)

@@ -1,0 +1,178 @@
+"""Aggregates computed in the engine (DuckDB, PostgreSQL) equal the in-memory ones exactly."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reportgen.binning import bin_counts_in_memory, fit_bins
+from reportgen.data import lake, sources
+from reportgen.data.io import write_sql
+from reportgen.data.kinds import to_canonical
+from reportgen.data.links import CountDistribution, link
+from reportgen.data.relational import RelationalData
+from reportgen.data.schema import ColumnKind as K
+from reportgen.data.schema import ForeignKey, PrimaryKey, Schema, Table
+from reportgen.errors import LoadError
+
+KINDS = {"x": K.NUMERIC, "i": K.INTEGER, "c": K.CATEGORICAL, "b": K.BOOLEAN, "d": K.DATETIME, "z": K.NUMERIC}
+
+
+def mixed(n: int, seed: int) -> pd.DataFrame:
+    """Mixed types with missing values, NaN, ties (a zero-inflated column) and a rare level."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(
+        {
+            "x": rng.normal(size=n),
+            "i": rng.integers(0, 1000, n),
+            "c": rng.choice([*"abcdefghij", "rare it's"], n, p=[0.0995] * 10 + [0.005]),
+            "b": rng.choice([True, False], n),
+            "d": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 10**8, n), unit="s"),
+            "z": np.where(rng.random(n) < 0.3, 0.0, rng.gamma(2.0, size=n)),
+        }
+    )
+    frame.loc[rng.random(n) < 0.1, "x"] = np.nan
+    frame["c"] = frame["c"].where(rng.random(n) > 0.05)
+    return frame
+
+
+def canonical(frame: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame({c: to_canonical(frame[c], k, c, show_examples=False) for c, k in KINDS.items()})
+
+
+def fitted(sample: pd.DataFrame, max_levels: int | None) -> dict:
+    return {c: fit_bins(c, k, sample[c], n_bins=20, max_levels=max_levels) for c, k in KINDS.items()}
+
+
+def assert_same_counts(a, b):
+    assert a.columns == b.columns
+    for x, y in zip(a.univariate, b.univariate, strict=True):
+        np.testing.assert_array_equal(x, y)
+    assert a.pairs.keys() == b.pairs.keys()
+    for key in a.pairs:
+        np.testing.assert_array_equal(a.pairs[key], b.pairs[key])
+
+
+@pytest.fixture(scope="module")
+def parquet_table(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lake")
+    frame = mixed(30_000, 0)
+    parts = folder / "events"
+    parts.mkdir()
+    for i, start in enumerate(range(0, len(frame), 10_000)):
+        frame.iloc[start : start + 10_000].to_parquet(parts / f"part-{i}.parquet", index=False)
+    return folder, frame
+
+
+def test_duckdb_bin_counts_equal_the_in_memory_counts_exactly(parquet_table):
+    folder, frame = parquet_table
+    source = sources.parquet(folder)
+    assert list(source.relations) == ["events"]
+    real = canonical(frame)
+    sample = real.sample(3000, random_state=1)
+    bins, pair_bins = fitted(sample, None), fitted(sample, 4)  # 4: the category pairs pool levels
+    in_engine = lake.bin_counts(source, "events", list(KINDS), bins, pair_bins)
+    assert_same_counts(in_engine, bin_counts_in_memory(real, list(KINDS), bins, pair_bins))
+    assert lake.row_count(source, "events") == len(frame)
+    missing = lake.missing_counts(source, "events", ["x", "i", "z"], list(frame.columns))
+    assert missing == {c: int(n) for c, n in frame.isna().sum().items()}
+
+
+def test_the_engine_sample_is_seeded_and_independent_of_the_file_layout(parquet_table, tmp_path):
+    folder, frame = parquet_table
+    frame.iloc[::-1].to_parquet(tmp_path / "events.parquet", index=False)  # other order, one file
+    one, again = (lake.sample_rows(sources.parquet(folder), "events", 500, seed=7) for _ in range(2))
+    reordered = lake.sample_rows(sources.parquet(tmp_path), "events", 500, seed=7)
+    other_seed = lake.sample_rows(sources.parquet(folder), "events", 500, seed=8)
+    assert len(one) == 500
+    pd.testing.assert_frame_equal(one, again)
+    pd.testing.assert_frame_equal(one, reordered)
+    assert not one.equals(other_seed)
+
+
+def shop(seed: int, orphans: int = 0, *, repeated_key: bool = True) -> RelationalData:
+    """Customers with 0 to 6 orders each, a repeated customer key, missing and orphan order keys."""
+    rng = np.random.default_rng(seed)
+    customers = pd.DataFrame({"id": np.arange(400), "country": rng.choice(["FR", "DE", "NL"], 400)})
+    if repeated_key:
+        customers.loc[5, "id"] = 4  # a repeated key: one parent
+    n_orders = rng.integers(0, 7, 400)
+    orders = pd.DataFrame(
+        {
+            "order_id": np.arange(n_orders.sum()),
+            "customer_id": np.repeat(np.arange(400), n_orders).astype(float),
+            "amount": rng.gamma(2.0, 10.0, n_orders.sum()),
+        }
+    )
+    orders.loc[:2, "customer_id"] = np.nan
+    orders.loc[3 : 3 + orphans - 1, "customer_id"] = 10_000.0
+    schema = Schema(
+        customers=Table(id=PrimaryKey()),
+        orders=Table(order_id=PrimaryKey(), customer_id=ForeignKey(parent="customers")),
+    )
+    return RelationalData({"customers": customers, "orders": orders}, schema)
+
+
+@pytest.fixture(scope="module")
+def shop_folder(tmp_path_factory):
+    from reportgen.data.io import write_folder
+
+    data = shop(0, orphans=4)
+    folder = tmp_path_factory.mktemp("shop")
+    write_folder(data, folder, format="parquet")
+    return data, folder
+
+
+def test_children_per_parent_and_key_counts_equal_links(shop_folder):
+    data, folder = shop_folder
+    source = sources.parquet(folder)
+    (rel,) = data.schema.relations
+    found = link(data, rel)
+    expected = CountDistribution.of(found.children_per_parent())
+    got = lake.children_per_parent(source, rel)
+    np.testing.assert_array_equal(got.values, expected.values)
+    np.testing.assert_array_equal(got.weights, expected.weights)
+    counts = lake.key_counts(source, rel)
+    assert counts == lake.KeyCounts(
+        child_rows=len(data["orders"]),
+        missing_keys=found.n_null_keys,
+        orphans=found.n_orphans,
+        parent_rows=len(data["customers"]),
+        duplicate_parent_keys=found.n_duplicate_parent_keys,
+    )
+    assert counts.orphans > 4 and counts.duplicate_parent_keys == 1  # orders of the overwritten customer too
+    assert lake.primary_key_counts(source, "customers", ["id"]) == (1, 0)
+
+
+def test_entity_sample_keeps_whole_customers_within_the_cap(shop_folder):
+    data, folder = shop_folder
+    source = sources.parquet(folder)
+    sample = lake.entity_sample(source, data.schema, "customers", 300, seed=3)
+    assert lake.entity_sample(source, data.schema, "customers", 300, seed=3)["orders"].equals(
+        sample["orders"]
+    )
+    assert len(sample["customers"]) <= 300 and len(sample["orders"]) <= 300
+    kept = set(sample["customers"]["id"])
+    orders = data["orders"]
+    expected = orders[orders["customer_id"].isin(kept)]
+    assert sorted(sample["orders"]["order_id"]) == sorted(expected["order_id"])  # every order of each
+
+
+def test_a_missing_folder_is_refused_with_its_path(tmp_path):
+    with pytest.raises(LoadError, match="does not exist"):
+        sources.parquet(tmp_path / "nowhere")
+
+
+@pytest.mark.postgres
+def test_postgres_gives_the_counts_of_the_same_data_as_csv(fresh_postgres_url, tmp_path):
+    frame = mixed(5_000, 2)
+    data = RelationalData({"events": frame}, Schema(events=Table(**{c: k for c, k in KINDS.items()})))
+    write_sql(data, fresh_postgres_url)
+    frame.to_csv(tmp_path / "events.csv", index=False)
+    real = canonical(frame)
+    bins, pair_bins = fitted(real.sample(1000, random_state=0), None), fitted(real, 4)
+    results = []
+    for open_source in (lambda: sources.sql(fresh_postgres_url), lambda: sources.csv(tmp_path)):
+        with open_source() as source:
+            results.append(lake.bin_counts(source, "events", list(KINDS), bins, pair_bins))
+    assert_same_counts(*results)
+    assert_same_counts(results[0], bin_counts_in_memory(real, list(KINDS), bins, pair_bins))
