@@ -210,7 +210,7 @@ def _near(mine: list[Headline]) -> str:
 
 def _nothing_measured(concern: Concern, results: ReportResults) -> str:
     if concern == "utility":
-        return "No target column was given, so no model was trained (set one with targets= or --target)."
+        return "No target column was given, so no model was trained."
     reasons = [r.reason for r in results.sections.values() if r.status != "ok" and r.reason is not None]
     return f"No {concern} measure could be computed{': ' + reasons[0] if reasons else ''}."
 

@@ -327,6 +327,7 @@ def test_the_constants_written_out_match_the_code(default_run):
         distributions,
         privacy,
         relational,
+        similarity,
         utility,
     )
     from reportgen.metrics import membership as metrics_membership
@@ -343,6 +344,7 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"({distributions.N_PAIR_BINS} quantile bins, or the {distributions.N_PAIR_BINS} most frequent",
         f"when it has at most {distributions.MAX_PAIR_PLOTS}; otherwise the {distributions.MAX_PAIR_PLOTS} least",
         f"phik's own rule, {correlation.PHIK_BINS} equal-width bins",
+        f"exceed 5% of the time, {similarity.KS_CRITICAL:g} √((n + m) / (nm))",
         f"At most {relational.MAX_BINS} bins: when the {100 * relational.TAIL_QUANTILE:g}th percentile is above "
         f"{relational.MAX_BINS - 2}",
         f"They share {proximity.N_HIST_BINS} bins",

@@ -109,7 +109,7 @@ def short_words(text: str, limit: int = MAX_WORD) -> str:
 _BREAKABLE = re.compile(r"[^\s<>&]{10,}")
 _BREAK_AFTER = re.compile(
     r"(?<=[_/:\\])(?=\w)"  # after _ / : \ before a letter or digit
-    r"|(?<=[A-Za-z][.-])(?=[A-Za-z])"  # after . or - between letters (not in 0.25 or 2024-01-01)
+    r"|(?<=[A-Za-z]\.)(?=[A-Za-z])"  # after . between letters (not in 0.25); lines break after - anyway
     r"|(?<=[a-z])(?=[A-Z])"  # camelCase
 )
 _NOT_TEXT = re.compile(r"(<(style|script|title|head)\b.*?</\2>|<[^>]*>)", re.DOTALL | re.IGNORECASE)
