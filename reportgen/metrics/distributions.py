@@ -33,6 +33,7 @@ from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.disclosure import frequent_counts
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.metrics.similarity import table_similarity
+from reportgen.render.figures import compact_labels, date_labels
 from reportgen.results import SectionResult
 
 N_PLOT_BINS = 30
@@ -287,11 +288,12 @@ def _range_labels(edges: np.ndarray, kind: ColumnKind) -> list[str]:
     """Labels of the bins ``(-inf, e0), [e0, e1), ..., [en, inf)`` in the column's units.
 
     A tied value's own bin ``[v, next float after v)`` reads "= v"; the bin after it "> v to ...".
+    Numbers read compactly on one scale (2.6k to 4.1k), so a label fits under a heatmap uncut.
     """
     if not len(edges):
         return ["all values"]
     bounds = [-np.inf, *edges, np.inf]
-    fmt = [_format_value(b, kind) for b in bounds]
+    fmt = ["", *_format_values(edges, kind), ""]
     labels = []
     for i, (lo, hi) in enumerate(pairwise(bounds)):
         after_tie = i > 0 and lo == np.nextafter(bounds[i - 1], np.inf)
@@ -307,12 +309,13 @@ def _range_labels(edges: np.ndarray, kind: ColumnKind) -> list[str]:
     return labels
 
 
-def _format_value(value: float, kind: ColumnKind) -> str:
-    if not np.isfinite(value):
-        return ""
+def _format_values(values: np.ndarray, kind: ColumnKind) -> list[str]:
+    """Bin bounds as text by ``date_labels`` or ``compact_labels``; a tie's two edges read alike."""
     if kind is ColumnKind.DATETIME:
-        return pd.Timestamp(value, unit="s").strftime("%Y-%m-%d")
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+        return date_labels(values.tolist())
+    distinct = sorted({float(v) for v in values} - {float(np.nextafter(v, np.inf)) for v in values})
+    text = dict(zip(distinct, compact_labels(distinct), strict=True))
+    return [text.get(float(v), text.get(float(np.nextafter(v, -np.inf)), "")) for v in values]
 
 
 def _joint_counts(a: np.ndarray, b: np.ndarray, n_a: int, n_b: int) -> np.ndarray:

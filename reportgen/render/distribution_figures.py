@@ -12,9 +12,11 @@ from matplotlib.ticker import MaxNLocator
 
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.distributions import ColumnDistribution, PairDistribution
-from reportgen.render.figures import new_figure, no_mathtext
+from reportgen.render.figures import CompactFormatter, new_figure, no_mathtext, tick_label
 from reportgen.render.formatting import short
 
+LABEL = 22  # characters of a category label beside a bar
+PAIR_LABEL = 18  # characters of a bin label under a heatmap column
 STYLE = {
     TRAIN: {"color": "#173a5e", "label": "training"},
     TEST: {"color": "#7d8894", "label": "holdout"},
@@ -38,6 +40,7 @@ def column_figure(dist: ColumnDistribution) -> Figure:
         ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
     else:
         ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.xaxis.set_major_formatter(CompactFormatter())
     for role in roles:
         style = STYLE[role]
         if role == TRAIN:
@@ -66,7 +69,7 @@ def column_figure(dist: ColumnDistribution) -> Figure:
 
 
 def _categorical_figure(dist: ColumnDistribution, roles: list[str]) -> Figure:
-    labels = [short(label) for label in dist.labels]
+    labels = [tick_label(label, LABEL) for label in dist.labels]
     keep = [i for i, _ in enumerate(labels) if any(dist.shares[r][i] > 0 for r in roles)]
     height = 0.9 + 0.13 * len(keep) * (1 + 0.3 * (len(roles) - 2))
     fig = new_figure(2.45, min(height, 4.2))
@@ -110,11 +113,17 @@ def pair_figure(pair: PairDistribution) -> Figure:
         image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=0, vmax=top, aspect="auto")
         ax.set_title(name, fontsize=7, loc="left")
         ax.set_xticks(
-            range(n_b), [short(label, 14) for label in pair.labels_b], rotation=45, ha="right", fontsize=5.5
+            range(n_b),
+            [tick_label(label, PAIR_LABEL) for label in pair.labels_b],
+            rotation=45,
+            ha="right",
+            fontsize=5.5,
         )
         ax.set_xlabel(short(pair.b, 40), fontsize=6.5)
         no_mathtext(ax)
-    axes[0].set_yticks(range(n_a), [short(label, 16) for label in pair.labels_a], fontsize=5.5)
+    axes[0].set_yticks(
+        range(n_a), [tick_label(label, PAIR_LABEL + 2) for label in pair.labels_a], fontsize=5.5
+    )
     axes[0].set_ylabel(short(pair.a, 40), fontsize=6.5)
     no_mathtext(axes[0])
     bar = fig.colorbar(image, ax=list(axes), shrink=0.9)
