@@ -7,8 +7,13 @@ What a reader sees next to the similarity numbers. The result holds only what th
   holdout or synthetic data, and levels beyond the ``max_categories`` most frequent ones are pooled
   into "(other)";
 - numeric and datetime columns are drawn on ``N_PLOT_BINS`` equal-width bins between the 0.5th and
-  99.5th percentiles of the training data (values outside fall into the outer bins), so the axis
-  reads in the column's units; missing values are a bar of their own;
+  99.5th percentiles of the training data (values outside fall into the outer bins, and
+  ``outside_range`` says how many), so the axis reads in the column's units and one value of 1e12
+  cannot squeeze the rest into one bar; missing values are a bar of their own;
+- a value so common that the similarity gives it a bin of its own (the zeros of a zero-inflated
+  column, ``ColumnBins.tied_values``) gets a bar of its own too, up to ``MAX_EXACT`` of them, and
+  leaves the histogram: otherwise a generator that moved the zeros to 0.3 would look identical in
+  a bin [0, 900) while its similarity says it is not;
 - pair plots use coarse bins (``N_PAIR_BINS`` quantile bins, or the most frequent categories), and
   cells with fewer than ``min_category_count`` training rows are blanked in the real panel, so no
   small group of real rows can be read off a plot.
@@ -40,6 +45,7 @@ N_PLOT_BINS = 30
 N_PAIR_BINS = 8
 MAX_PAIR_PLOTS = 6
 PLOT_RANGE = (0.005, 0.995)
+MAX_EXACT = 2  # tied values drawn as bars of their own
 
 
 class ColumnDistribution(BaseModel):
@@ -47,7 +53,7 @@ class ColumnDistribution(BaseModel):
 
     Numeric and datetime columns have ``edges`` (bin boundaries, datetimes as UTC seconds) and
     ``shares`` per bin; categorical columns have ``labels`` and ``shares`` per label. ``missing``
-    is each role's share of missing values; shares and missing add up to 1 per role.
+    is each role's share of missing values; shares, exact shares and missing add up to 1 per role.
     """
 
     column: str
@@ -57,6 +63,16 @@ class ColumnDistribution(BaseModel):
     labels: list[str] = Field(default_factory=list)
     shares: dict[str, list[float]]
     missing: dict[str, float]
+    exact_values: list[float] = Field(
+        default_factory=list, description="Values with a bar of their own, left out of the histogram."
+    )
+    exact_shares: dict[str, list[float]] = Field(
+        default_factory=dict, description="Each role's share of rows holding each of ``exact_values``."
+    )
+    outside_range: dict[str, tuple[float, float]] = Field(
+        default_factory=dict,
+        description="Each role's share of rows below and above the plotted range, drawn in the outer bins.",
+    )
     pooled_levels: int = Field(default=0, description="Real levels pooled into '(other)'.")
     similarity: float = Field(ge=0, le=1)
     reference: float | None = Field(default=None, ge=0, le=1)
@@ -160,11 +176,17 @@ def _column_distribution(
     if prep.bins[column].is_numeric:
         numbers = {role: as_numbers(v) for role, v in values.items()}
         edges = plot_edges(numbers[TRAIN], integer=kind is ColumnKind.INTEGER)
+        exact = _exact_values(prep.bins[column].tied_values, numbers[TRAIN], edges)
         return plot.model_copy(
             update={
                 "axis": "datetime" if kind is ColumnKind.DATETIME else "numeric",
                 "edges": edges.tolist(),
-                "shares": {role: _binned_shares(x, edges) for role, x in numbers.items()},
+                "shares": {role: _binned_shares(x, edges, exact) for role, x in numbers.items()},
+                "exact_values": exact,
+                "exact_shares": {
+                    role: [float(np.mean(x == v)) for v in exact] for role, x in numbers.items()
+                },
+                "outside_range": {role: _outside(x, edges, exact) for role, x in numbers.items()},
             }
         )
     settings = prep.context.settings
@@ -193,9 +215,27 @@ def plot_edges(real: np.ndarray, *, integer: bool = False) -> np.ndarray:
     return np.linspace(low, high, N_PLOT_BINS + 1)
 
 
-def _binned_shares(x: np.ndarray, edges: np.ndarray) -> list[float]:
+def _exact_values(tied: tuple[float, ...], real: np.ndarray, edges: np.ndarray) -> list[float]:
+    """The ``MAX_EXACT`` most common tied values, unless every plotted bin is one whole number already."""
+    if np.allclose(np.diff(edges), 1.0) and np.allclose(edges % 1, 0.5):
+        return []
+    return sorted(tied, key=lambda v: (-np.sum(real == v), v))[:MAX_EXACT]
+
+
+def _present(x: np.ndarray, exact: list[float]) -> np.ndarray:
+    """The values drawn in the histogram: neither missing nor one of the exact values."""
+    return x[~np.isnan(x) & ~np.isin(x, exact)]
+
+
+def _outside(x: np.ndarray, edges: np.ndarray, exact: list[float]) -> tuple[float, float]:
+    """Share of all rows below and above the plotted range (they are drawn in the outer bins)."""
+    present, n = _present(x, exact), max(len(x), 1)
+    return float(np.sum(present < edges[0]) / n), float(np.sum(present > edges[-1]) / n)
+
+
+def _binned_shares(x: np.ndarray, edges: np.ndarray, exact: list[float]) -> list[float]:
     """Share of all rows (missing included in the total) in each bin; outliers join the outer bins."""
-    present = x[~np.isnan(x)]
+    present = _present(x, exact)
     inner = np.clip(np.searchsorted(edges, present, side="right") - 1, 0, len(edges) - 2)
     counts = np.bincount(inner, minlength=len(edges) - 1)
     return (counts / max(len(x), 1)).tolist()
