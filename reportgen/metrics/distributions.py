@@ -4,8 +4,10 @@ What a reader sees next to the similarity numbers. The result holds only what th
 (shares per bin per role, and bin labels), so it never carries a rare real value:
 
 - categories held by fewer than ``min_category_count`` training rows, categories seen only in the
-  holdout or synthetic data, and levels beyond the ``max_categories`` most frequent ones are pooled
-  into "(other)";
+  holdout or synthetic data, and printable levels beyond ``max_categories`` are pooled into
+  "(other)"; when more levels are printable than fit, the ones shown are those whose share differs
+  most between training and synthetic data, and ``hidden_difference`` says how much of
+  1 - similarity lies among the pooled levels, where no bar can show it;
 - numeric and datetime columns are drawn on ``N_PLOT_BINS`` equal-width bins between the 0.5th and
   99.5th percentiles of the training data (values outside fall into the outer bins, and
   ``outside_range`` says how many), so the axis reads in the column's units and one value of 1e12
@@ -74,6 +76,13 @@ class ColumnDistribution(BaseModel):
         description="Each role's share of rows below and above the plotted range, drawn in the outer bins.",
     )
     pooled_levels: int = Field(default=0, description="Real levels pooled into '(other)'.")
+    hidden_difference: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Part of 1 - similarity that the bars cannot show: differences among the levels "
+        "pooled into '(other)' (too rare to print, or beyond max_categories).",
+    )
     similarity: float = Field(ge=0, le=1)
     reference: float | None = Field(default=None, ge=0, le=1)
 
@@ -190,12 +199,17 @@ def _column_distribution(
             }
         )
     settings = prep.context.settings
-    labels, pooled = shown_levels(values[TRAIN], settings.min_category_count, settings.max_categories)
+    labels, pooled = shown_levels(
+        values[TRAIN], settings.min_category_count, settings.max_categories, synthetic=values[SYNTH]
+    )
+    shares = {role: _level_shares(v, labels) for role, v in values.items()}
+    drawn = 0.5 * float(np.abs(np.subtract(shares[TRAIN], shares[SYNTH])).sum())
     return plot.model_copy(
         update={
             "labels": _with_other(labels),
-            "shares": {role: _level_shares(v, labels) for role, v in values.items()},
+            "shares": shares,
             "pooled_levels": pooled,
+            "hidden_difference": max(0.0, 1 - similarity - drawn),
         }
     )
 
@@ -241,16 +255,32 @@ def _binned_shares(x: np.ndarray, edges: np.ndarray, exact: list[float]) -> list
     return (counts / max(len(x), 1)).tolist()
 
 
-def shown_levels(real: pd.Series, min_count: int, max_levels: int) -> tuple[list[str], int]:
-    """Printable real levels, and how many real levels were pooled into "(other)".
+def shown_levels(
+    real: pd.Series, min_count: int, max_levels: int, *, synthetic: pd.Series | None = None
+) -> tuple[list[str], int]:
+    """Printable real levels, most frequent first, and how many real levels were pooled into "(other)".
 
-    Printable: held by at least ``min_count`` rows, and among the ``max_levels`` most frequent.
+    Printable: held by at least ``min_count`` rows (the no-leak rule). When more are printable than
+    ``max_levels``, the most frequent are kept, or, given the ``synthetic`` values, those whose
+    share differs most between the two sides: pooling the levels that carry the difference into
+    "(other)" would draw identical bars beside a similarity that says they differ.
     """
     counts = real.dropna().astype("string").value_counts()
     frequent = frequent_counts(real, min_count)  # the report's no-leak rule (reportgen.disclosure)
     ordered = sorted(frequent.index, key=lambda level: (-frequent[level], str(level)))
+    if synthetic is not None and len(ordered) > max_levels:
+        gap = _share_gaps(real, synthetic)
+        chosen = set(sorted(ordered, key=lambda level: -gap[level])[:max_levels])  # stable: ties by frequency
+        ordered = [level for level in ordered if level in chosen]
     shown = ordered[:max_levels]
     return [str(level) for level in shown], len(counts) - len(shown)
+
+
+def _share_gaps(real: pd.Series, synthetic: pd.Series) -> pd.Series:
+    """``|real share - synthetic share|`` of every real level (shares of all rows, as text)."""
+    p = real.astype("string").value_counts() / max(len(real), 1)
+    q = synthetic.astype("string").value_counts() / max(len(synthetic), 1)
+    return (p - q.reindex(p.index, fill_value=0)).abs()
 
 
 def _with_other(labels: list[str]) -> list[str]:

@@ -12,11 +12,19 @@ from matplotlib.ticker import MaxNLocator
 
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.distributions import ColumnDistribution, PairDistribution
-from reportgen.render.figures import compact_labels, date_labels, new_figure, no_mathtext, tick_label
+from reportgen.render.figures import (
+    compact_labels,
+    date_labels,
+    figure_note,
+    new_figure,
+    no_mathtext,
+    tick_label,
+)
 from reportgen.render.formatting import short
 
 LABEL = 22  # characters of a category label beside a bar
 PAIR_LABEL = 18  # characters of a bin label under a heatmap column
+HIDDEN_NOTE = 0.02  # a difference inside "(other)" from which the figure says so
 SIDE_LABEL_CHARACTERS = 10  # side bars' labels that fit side by side; more stand upright
 STYLE = {
     TRAIN: {"color": "#173a5e", "label": "training"},
@@ -128,6 +136,7 @@ def _side_panel(ax: Axes, bars: list[tuple[str, dict[str, float]]], roles: list[
 
 
 def _categorical_figure(dist: ColumnDistribution, roles: list[str]) -> Figure:
+    """Bars per level; a note when the pooled "(other)" hides part of the difference the number counts."""
     labels = [tick_label(label, LABEL) for label in dist.labels]
     keep = [i for i, _ in enumerate(labels) if any(dist.shares[r][i] > 0 for r in roles)]
     height = 0.9 + 0.13 * len(keep) * (1 + 0.3 * (len(roles) - 2))
@@ -148,6 +157,10 @@ def _categorical_figure(dist: ColumnDistribution, roles: list[str]) -> Figure:
     ax.set_yticks(y, [labels[i] for i in keep], fontsize=5.5)
     ax.invert_yaxis()
     _finish(ax, dist)
+    if dist.hidden_difference >= HIDDEN_NOTE:
+        gap = 1 - dist.similarity
+        hidden = f"{dist.hidden_difference:.2f} of the {gap:.2f} difference lies"
+        figure_note(fig, f"{hidden}\ninside (other), among levels not drawn")
     return fig
 
 

@@ -110,3 +110,38 @@ def test_a_generator_that_moves_the_zeros_off_zero_shows_it_in_the_plot():
     assert heights == pytest.approx([0.4, 0.9], abs=0.02)
     assert tick_texts(side) == ["= 0"]
     assert_no_overlapping_labels(fig)
+
+
+def levels(counts: dict[str, int]) -> pd.DataFrame:
+    return pd.DataFrame({"city": [level for level, n in counts.items() for _ in range(n)]})
+
+
+def drawn_difference(column) -> float:
+    return 0.5 * sum(
+        abs(r - s) for r, s in zip(column.shares["training"], column.shares["synthetic"], strict=True)
+    )
+
+
+def test_when_more_levels_are_printable_than_fit_the_bars_show_those_that_differ():
+    common = {f"common-{i:02d}": 100 for i in range(20)}  # identical on both sides, most frequent
+    real = levels(common | {f"minor-{i:02d}": 20 for i in range(20)})
+    synth = levels(common | {f"minor-{i:02d}": 35 if i < 10 else 5 for i in range(20)})
+    city = distributions(real, synth).columns[0]  # 40 printable levels, 20 fit (max_categories)
+    assert 1 - city.similarity == pytest.approx(150 / 2400)
+    assert drawn_difference(city) == pytest.approx(1 - city.similarity)  # was 0: every shown bar alike
+    assert city.hidden_difference == pytest.approx(0, abs=1e-9)
+    assert all(label.startswith("minor") for label in city.labels[:-2])
+
+
+def test_a_difference_among_levels_too_rare_to_show_is_stated_under_the_bars():
+    common = {f"common-{i}": 400 for i in range(5)}
+    real = levels(common | {f"rare-{i:03d}": 2 for i in range(300)})  # 2 rows each: never printed
+    synth = levels(common | {f"rare-{i:03d}": 4 for i in range(150)})
+    city = distributions(real, synth).columns[0]
+    assert city.hidden_difference == pytest.approx(1 - city.similarity) and city.hidden_difference > 0.1
+    fig = drawn(column_figure(city))
+    note = fig.get_supxlabel()
+    assert f"{city.hidden_difference:.2f} of the {1 - city.similarity:.2f} difference" in note
+    assert "rare-" not in " ".join(t.get_text() for t in fig.axes[0].get_yticklabels())
+    # the note sits under the axes, clear of its tick labels
+    assert fig._supxlabel.get_window_extent().y1 <= fig.axes[0].get_tightbbox().y0 + 1
