@@ -22,7 +22,6 @@ from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.text import Text
-from matplotlib.ticker import Formatter
 
 matplotlib.rcParams["svg.hashsalt"] = "reportgen"  # stable SVG ids, so equal figures give equal bytes
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: small files, searchable PDFs
@@ -208,16 +207,6 @@ def date_labels(seconds: Sequence[float]) -> list[str]:
         if len(set(texts)) == n_days:
             break
     return texts
-
-
-class CompactFormatter(Formatter):
-    """Axis tick labels by ``compact_labels``: one scale for the axis, no offset text ("1e6")."""
-
-    def __call__(self, x: float, pos: int | None = None) -> str:
-        return compact_labels([x])[0]
-
-    def format_ticks(self, values: Sequence[float]) -> list[str]:
-        return compact_labels(values)
 
 
 _NUMBER = set("0123456789.,")
