@@ -14,6 +14,7 @@ A column's values become integer codes ``0 .. n_codes - 1``; histograms and join
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -40,6 +41,11 @@ class ColumnBins:
     @property
     def is_numeric(self) -> bool:
         return self.kind.is_ordered
+
+    @property
+    def tied_values(self) -> tuple[float, ...]:
+        """The heavily tied values that have a bin of their own, ``[v, next float after v)``."""
+        return tuple(lo for lo, hi in itertools.pairwise(self.edges) if hi == np.nextafter(lo, np.inf))
 
     @property
     def n_codes(self) -> int:

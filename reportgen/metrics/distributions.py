@@ -4,11 +4,18 @@ What a reader sees next to the similarity numbers. The result holds only what th
 (shares per bin per role, and bin labels), so it never carries a rare real value:
 
 - categories held by fewer than ``min_category_count`` training rows, categories seen only in the
-  holdout or synthetic data, and levels beyond the ``max_categories`` most frequent ones are pooled
-  into "(other)";
+  holdout or synthetic data, and printable levels beyond ``max_categories`` are pooled into
+  "(other)"; when more levels are printable than fit, the ones shown are those whose share differs
+  most between training and synthetic data, and ``hidden_difference`` says how much of
+  1 - similarity lies among the pooled levels, where no bar can show it;
 - numeric and datetime columns are drawn on ``N_PLOT_BINS`` equal-width bins between the 0.5th and
-  99.5th percentiles of the training data (values outside fall into the outer bins), so the axis
-  reads in the column's units; missing values are a bar of their own;
+  99.5th percentiles of the training data (values outside fall into the outer bins, and
+  ``outside_range`` says how many), so the axis reads in the column's units and one value of 1e12
+  cannot squeeze the rest into one bar; missing values are a bar of their own;
+- a value so common that the similarity gives it a bin of its own (the zeros of a zero-inflated
+  column, ``ColumnBins.tied_values``) gets a bar of its own too, up to ``MAX_EXACT`` of them, and
+  leaves the histogram: otherwise a generator that moved the zeros to 0.3 would look identical in
+  a bin [0, 900) while its similarity says it is not;
 - pair plots use coarse bins (``N_PAIR_BINS`` quantile bins, or the most frequent categories), and
   cells with fewer than ``min_category_count`` training rows are blanked in the real panel, so no
   small group of real rows can be read off a plot.
@@ -33,12 +40,14 @@ from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.disclosure import frequent_counts
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.metrics.similarity import table_similarity
+from reportgen.render.figures import compact_labels, date_labels
 from reportgen.results import SectionResult
 
 N_PLOT_BINS = 30
 N_PAIR_BINS = 8
 MAX_PAIR_PLOTS = 6
 PLOT_RANGE = (0.005, 0.995)
+MAX_EXACT = 2  # tied values drawn as bars of their own
 
 
 class ColumnDistribution(BaseModel):
@@ -46,7 +55,7 @@ class ColumnDistribution(BaseModel):
 
     Numeric and datetime columns have ``edges`` (bin boundaries, datetimes as UTC seconds) and
     ``shares`` per bin; categorical columns have ``labels`` and ``shares`` per label. ``missing``
-    is each role's share of missing values; shares and missing add up to 1 per role.
+    is each role's share of missing values; shares, exact shares and missing add up to 1 per role.
     """
 
     column: str
@@ -56,7 +65,24 @@ class ColumnDistribution(BaseModel):
     labels: list[str] = Field(default_factory=list)
     shares: dict[str, list[float]]
     missing: dict[str, float]
+    exact_values: list[float] = Field(
+        default_factory=list, description="Values with a bar of their own, left out of the histogram."
+    )
+    exact_shares: dict[str, list[float]] = Field(
+        default_factory=dict, description="Each role's share of rows holding each of ``exact_values``."
+    )
+    outside_range: dict[str, tuple[float, float]] = Field(
+        default_factory=dict,
+        description="Each role's share of rows below and above the plotted range, drawn in the outer bins.",
+    )
     pooled_levels: int = Field(default=0, description="Real levels pooled into '(other)'.")
+    hidden_difference: float = Field(
+        default=0.0,
+        ge=0,
+        le=1,
+        description="Part of 1 - similarity that the bars cannot show: differences among the levels "
+        "pooled into '(other)' (too rare to print, or beyond max_categories).",
+    )
     similarity: float = Field(ge=0, le=1)
     reference: float | None = Field(default=None, ge=0, le=1)
 
@@ -159,20 +185,31 @@ def _column_distribution(
     if prep.bins[column].is_numeric:
         numbers = {role: as_numbers(v) for role, v in values.items()}
         edges = plot_edges(numbers[TRAIN], integer=kind is ColumnKind.INTEGER)
+        exact = _exact_values(prep.bins[column].tied_values, numbers[TRAIN], edges)
         return plot.model_copy(
             update={
                 "axis": "datetime" if kind is ColumnKind.DATETIME else "numeric",
                 "edges": edges.tolist(),
-                "shares": {role: _binned_shares(x, edges) for role, x in numbers.items()},
+                "shares": {role: _binned_shares(x, edges, exact) for role, x in numbers.items()},
+                "exact_values": exact,
+                "exact_shares": {
+                    role: [float(np.mean(x == v)) for v in exact] for role, x in numbers.items()
+                },
+                "outside_range": {role: _outside(x, edges, exact) for role, x in numbers.items()},
             }
         )
     settings = prep.context.settings
-    labels, pooled = shown_levels(values[TRAIN], settings.min_category_count, settings.max_categories)
+    labels, pooled = shown_levels(
+        values[TRAIN], settings.min_category_count, settings.max_categories, synthetic=values[SYNTH]
+    )
+    shares = {role: _level_shares(v, labels) for role, v in values.items()}
+    drawn = 0.5 * float(np.abs(np.subtract(shares[TRAIN], shares[SYNTH])).sum())
     return plot.model_copy(
         update={
             "labels": _with_other(labels),
-            "shares": {role: _level_shares(v, labels) for role, v in values.items()},
+            "shares": shares,
             "pooled_levels": pooled,
+            "hidden_difference": max(0.0, 1 - similarity - drawn),
         }
     )
 
@@ -192,24 +229,58 @@ def plot_edges(real: np.ndarray, *, integer: bool = False) -> np.ndarray:
     return np.linspace(low, high, N_PLOT_BINS + 1)
 
 
-def _binned_shares(x: np.ndarray, edges: np.ndarray) -> list[float]:
+def _exact_values(tied: tuple[float, ...], real: np.ndarray, edges: np.ndarray) -> list[float]:
+    """The ``MAX_EXACT`` most common tied values, unless every plotted bin is one whole number already."""
+    if np.allclose(np.diff(edges), 1.0) and np.allclose(edges % 1, 0.5):
+        return []
+    return sorted(tied, key=lambda v: (-np.sum(real == v), v))[:MAX_EXACT]
+
+
+def _present(x: np.ndarray, exact: list[float]) -> np.ndarray:
+    """The values drawn in the histogram: neither missing nor one of the exact values."""
+    return x[~np.isnan(x) & ~np.isin(x, exact)]
+
+
+def _outside(x: np.ndarray, edges: np.ndarray, exact: list[float]) -> tuple[float, float]:
+    """Share of all rows below and above the plotted range (they are drawn in the outer bins)."""
+    present, n = _present(x, exact), max(len(x), 1)
+    return float(np.sum(present < edges[0]) / n), float(np.sum(present > edges[-1]) / n)
+
+
+def _binned_shares(x: np.ndarray, edges: np.ndarray, exact: list[float]) -> list[float]:
     """Share of all rows (missing included in the total) in each bin; outliers join the outer bins."""
-    present = x[~np.isnan(x)]
+    present = _present(x, exact)
     inner = np.clip(np.searchsorted(edges, present, side="right") - 1, 0, len(edges) - 2)
     counts = np.bincount(inner, minlength=len(edges) - 1)
     return (counts / max(len(x), 1)).tolist()
 
 
-def shown_levels(real: pd.Series, min_count: int, max_levels: int) -> tuple[list[str], int]:
-    """Printable real levels, and how many real levels were pooled into "(other)".
+def shown_levels(
+    real: pd.Series, min_count: int, max_levels: int, *, synthetic: pd.Series | None = None
+) -> tuple[list[str], int]:
+    """Printable real levels, most frequent first, and how many real levels were pooled into "(other)".
 
-    Printable: held by at least ``min_count`` rows, and among the ``max_levels`` most frequent.
+    Printable: held by at least ``min_count`` rows (the no-leak rule). When more are printable than
+    ``max_levels``, the most frequent are kept, or, given the ``synthetic`` values, those whose
+    share differs most between the two sides: pooling the levels that carry the difference into
+    "(other)" would draw identical bars beside a similarity that says they differ.
     """
     counts = real.dropna().astype("string").value_counts()
     frequent = frequent_counts(real, min_count)  # the report's no-leak rule (reportgen.disclosure)
     ordered = sorted(frequent.index, key=lambda level: (-frequent[level], str(level)))
+    if synthetic is not None and len(ordered) > max_levels:
+        gap = _share_gaps(real, synthetic)
+        chosen = set(sorted(ordered, key=lambda level: -gap[level])[:max_levels])  # stable: ties by frequency
+        ordered = [level for level in ordered if level in chosen]
     shown = ordered[:max_levels]
     return [str(level) for level in shown], len(counts) - len(shown)
+
+
+def _share_gaps(real: pd.Series, synthetic: pd.Series) -> pd.Series:
+    """``|real share - synthetic share|`` of every real level (shares of all rows, as text)."""
+    p = real.astype("string").value_counts() / max(len(real), 1)
+    q = synthetic.astype("string").value_counts() / max(len(synthetic), 1)
+    return (p - q.reindex(p.index, fill_value=0)).abs()
 
 
 def _with_other(labels: list[str]) -> list[str]:
@@ -287,11 +358,12 @@ def _range_labels(edges: np.ndarray, kind: ColumnKind) -> list[str]:
     """Labels of the bins ``(-inf, e0), [e0, e1), ..., [en, inf)`` in the column's units.
 
     A tied value's own bin ``[v, next float after v)`` reads "= v"; the bin after it "> v to ...".
+    Numbers read compactly on one scale (2.6k to 4.1k), so a label fits under a heatmap uncut.
     """
     if not len(edges):
         return ["all values"]
     bounds = [-np.inf, *edges, np.inf]
-    fmt = [_format_value(b, kind) for b in bounds]
+    fmt = ["", *_format_values(edges, kind), ""]
     labels = []
     for i, (lo, hi) in enumerate(pairwise(bounds)):
         after_tie = i > 0 and lo == np.nextafter(bounds[i - 1], np.inf)
@@ -307,12 +379,13 @@ def _range_labels(edges: np.ndarray, kind: ColumnKind) -> list[str]:
     return labels
 
 
-def _format_value(value: float, kind: ColumnKind) -> str:
-    if not np.isfinite(value):
-        return ""
+def _format_values(values: np.ndarray, kind: ColumnKind) -> list[str]:
+    """Bin bounds as text by ``date_labels`` or ``compact_labels``; a tie's two edges read alike."""
     if kind is ColumnKind.DATETIME:
-        return pd.Timestamp(value, unit="s").strftime("%Y-%m-%d")
-    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+        return date_labels(values.tolist())
+    distinct = sorted({float(v) for v in values} - {float(np.nextafter(v, np.inf)) for v in values})
+    text = dict(zip(distinct, compact_labels(distinct), strict=True))
+    return [text.get(float(v), text.get(float(np.nextafter(v, -np.inf)), "")) for v in values]
 
 
 def _joint_counts(a: np.ndarray, b: np.ndarray, n_a: int, n_b: int) -> np.ndarray:

@@ -12,9 +12,20 @@ from matplotlib.ticker import MaxNLocator
 
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.distributions import ColumnDistribution, PairDistribution
-from reportgen.render.figures import new_figure, no_mathtext
+from reportgen.render.figures import (
+    compact_labels,
+    date_labels,
+    figure_note,
+    new_figure,
+    no_mathtext,
+    tick_label,
+)
 from reportgen.render.formatting import short
 
+LABEL = 22  # characters of a category label beside a bar
+PAIR_LABEL = 18  # characters of a bin label under a heatmap column
+HIDDEN_NOTE = 0.02  # a difference inside "(other)" from which the figure says so
+SIDE_LABEL_CHARACTERS = 10  # side bars' labels that fit side by side; more stand upright
 STYLE = {
     TRAIN: {"color": "#173a5e", "label": "training"},
     TEST: {"color": "#7d8894", "label": "holdout"},
@@ -23,21 +34,21 @@ STYLE = {
 
 
 def column_figure(dist: ColumnDistribution) -> Figure:
-    """The column's histogram for every role; missing values as a bar of their own."""
+    """The column's histogram for every role; exact values and missing values as bars of their own.
+
+    The histogram spans the robust range of the real data; an end whose outer bin also holds values
+    beyond it reads "≤ x" or "≥ x". The side bars share the histogram's scale.
+    """
     roles = [r for r in (TRAIN, TEST, SYNTH) if r in dist.shares]
     if dist.axis == "categorical":
         return _categorical_figure(dist, roles)
-    has_missing = any(share > 0 for share in dist.missing.values())
+    side = _side_bars(dist)
     fig = new_figure(2.45, 1.75)
-    grid = fig.add_gridspec(1, 2, width_ratios=[6, 1] if has_missing else [1, 0.001])
+    grid = fig.add_gridspec(1, 2, width_ratios=[6, 1.3 * len(side)] if side else [1, 0.001])
     ax = fig.add_subplot(grid[0, 0])
     edges = np.asarray(dist.edges)
     if dist.axis == "datetime":
         edges = mdates.date2num(edges.astype("datetime64[s]"))
-        ax.xaxis.set_major_locator(locator := mdates.AutoDateLocator(minticks=3, maxticks=6))
-        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
-    else:
-        ax.xaxis.set_major_locator(MaxNLocator(4))
     for role in roles:
         style = STYLE[role]
         if role == TRAIN:
@@ -53,20 +64,80 @@ def column_figure(dist: ColumnDistribution) -> Figure:
                 label=style["label"],
                 linestyle="--" if role == TEST else "-",
             )
+    _range_ticks(ax, dist, edges)
     _finish(ax, dist)
-    if has_missing:
-        miss = fig.add_subplot(grid[0, 1], sharey=ax)
-        miss.bar(
-            range(len(roles)), [dist.missing[r] for r in roles], color=[STYLE[r]["color"] for r in roles]
-        )
-        miss.set_xticks([1 if len(roles) == 3 else 0.5], ["missing"], fontsize=5.5)
-        miss.tick_params(labelleft=False, labelsize=5.5)
-        miss.spines[["top", "right"]].set_visible(False)
+    if side:
+        _side_panel(fig.add_subplot(grid[0, 1], sharey=ax), side, roles)
     return fig
 
 
+def _range_ticks(ax: Axes, dist: ColumnDistribution, edges: np.ndarray) -> None:
+    """Ticks at both ends of the plotted range and a few round values between.
+
+    An end whose outer bin also holds the values beyond the range (``outside_range``) reads "≤ x"
+    or "≥ x": the bar there is not the share at x alone.
+    """
+    per_value = dist.kind == "integer" and np.allclose(np.diff(edges), 1.0)
+    low, high = (edges[0] + 0.5, edges[-1] - 0.5) if per_value else (edges[0], edges[-1])
+    dates = dist.axis == "datetime"
+    if dates:
+        between = mdates.AutoDateLocator(minticks=3, maxticks=6).tick_values(*mdates.num2date([low, high]))
+    else:
+        between = MaxNLocator(3).tick_values(low, high)
+    margin = 0.27 * (high - low)  # room for the end labels, which read "≤ x" / "≥ x"
+    inner = [float(t) for t in between if low + margin < t < high - margin]
+    ticks = [low, *inner, high] if high > low else [low]
+    labels = _value_labels(ticks, dates)
+    if any(below > 0 for below, _ in dist.outside_range.values()):
+        labels[0] = f"≤ {labels[0]}"
+    if len(ticks) > 1 and any(above > 0 for _, above in dist.outside_range.values()):
+        labels[-1] = f"≥ {labels[-1]}"
+    ax.set_xticks(ticks, labels)
+
+
+def _value_labels(values: list[float], dates: bool) -> list[str]:
+    """Values of the x axis as text: dates (from matplotlib's day numbers) or compact numbers."""
+    if dates:
+        return date_labels([mdates.num2date(v).timestamp() for v in values])
+    return compact_labels(values)
+
+
+def _side_bars(dist: ColumnDistribution) -> list[tuple[str, dict[str, float]]]:
+    """The bars beside the histogram: each exact value ("= 0"), then missing values when there are any."""
+    dates = dist.axis == "datetime"
+    values = mdates.date2num(np.asarray(dist.exact_values).astype("datetime64[s]")) if dates else None
+    texts = _value_labels(list(values if values is not None else dist.exact_values), dates)
+    bars = [
+        (f"= {text}", {role: shares[i] for role, shares in dist.exact_shares.items()})
+        for i, text in enumerate(texts)
+    ]
+    if any(share > 0 for share in dist.missing.values()):
+        bars.append(("missing", dist.missing))
+    return bars
+
+
+def _side_panel(ax: Axes, bars: list[tuple[str, dict[str, float]]], roles: list[str]) -> None:
+    """Each side bar's shares, one bar per role, grouped as in the histogram's colours."""
+    width = 0.8 / len(roles)
+    for k, role in enumerate(roles):
+        ax.bar(
+            [i + (k - (len(roles) - 1) / 2) * width for i in range(len(bars))],
+            [shares[role] for _, shares in bars],
+            width=width,
+            color=STYLE[role]["color"],
+            alpha=0.35 if role == TRAIN else 0.9,
+        )
+    crowded = sum(len(label) for label, _ in bars) > SIDE_LABEL_CHARACTERS
+    ax.set_xticks(range(len(bars)), [label for label, _ in bars], fontsize=5.5, rotation=90 if crowded else 0)
+    ax.set_xlim(-0.6, len(bars) - 0.4)
+    ax.tick_params(labelleft=False, labelsize=5.5)
+    ax.spines[["top", "right"]].set_visible(False)
+    no_mathtext(ax)
+
+
 def _categorical_figure(dist: ColumnDistribution, roles: list[str]) -> Figure:
-    labels = [short(label) for label in dist.labels]
+    """Bars per level; a note when the pooled "(other)" hides part of the difference the number counts."""
+    labels = [tick_label(label, LABEL) for label in dist.labels]
     keep = [i for i, _ in enumerate(labels) if any(dist.shares[r][i] > 0 for r in roles)]
     height = 0.9 + 0.13 * len(keep) * (1 + 0.3 * (len(roles) - 2))
     fig = new_figure(2.45, min(height, 4.2))
@@ -86,6 +157,10 @@ def _categorical_figure(dist: ColumnDistribution, roles: list[str]) -> Figure:
     ax.set_yticks(y, [labels[i] for i in keep], fontsize=5.5)
     ax.invert_yaxis()
     _finish(ax, dist)
+    if dist.hidden_difference >= HIDDEN_NOTE:
+        gap = 1 - dist.similarity
+        hidden = f"{dist.hidden_difference:.2f} of the {gap:.2f} difference lies"
+        figure_note(fig, f"{hidden}\ninside (other), among levels not drawn")
     return fig
 
 
@@ -110,11 +185,17 @@ def pair_figure(pair: PairDistribution) -> Figure:
         image = ax.imshow(np.ma.masked_invalid(matrix), cmap=cmap, vmin=0, vmax=top, aspect="auto")
         ax.set_title(name, fontsize=7, loc="left")
         ax.set_xticks(
-            range(n_b), [short(label, 14) for label in pair.labels_b], rotation=45, ha="right", fontsize=5.5
+            range(n_b),
+            [tick_label(label, PAIR_LABEL) for label in pair.labels_b],
+            rotation=45,
+            ha="right",
+            fontsize=5.5,
         )
         ax.set_xlabel(short(pair.b, 40), fontsize=6.5)
         no_mathtext(ax)
-    axes[0].set_yticks(range(n_a), [short(label, 16) for label in pair.labels_a], fontsize=5.5)
+    axes[0].set_yticks(
+        range(n_a), [tick_label(label, PAIR_LABEL + 2) for label in pair.labels_a], fontsize=5.5
+    )
     axes[0].set_ylabel(short(pair.a, 40), fontsize=6.5)
     no_mathtext(axes[0])
     bar = fig.colorbar(image, ax=list(axes), shrink=0.9)

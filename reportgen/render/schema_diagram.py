@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox
 
 from reportgen.metrics.overview import OverviewResult, RelationSummary
-from reportgen.render.figures import new_figure
+from reportgen.render.figures import new_figure, tick_label
 from reportgen.render.formatting import short
 
+Point = tuple[float, float]
 BOX_W, BOX_H = 1.0, 0.42
 GAP_X, GAP_Y = 0.35, 0.75
+LABEL = 20  # characters of a foreign key's label
 
 
 def schema_figure(result: OverviewResult) -> Figure:
@@ -60,9 +65,9 @@ def schema_figure(result: OverviewResult) -> Figure:
             color="#444",
             parse_math=False,
         )
-    _draw_relations(ax, positions, result.relations)
     ax.set_xlim(x_min, x_max)
     ax.set_ylim(y_min, y_max)
+    _draw_relations(ax, positions, result.relations)  # after the limits: labels are placed by their extent
     return fig
 
 
@@ -80,7 +85,7 @@ def _layers(names: list[str], relations: list[RelationSummary]) -> list[list[str
 
 def _positions(layers: list[list[str]], relations: list[RelationSummary]) -> dict[str, tuple[float, float]]:
     """Roots side by side; each lower table under the mean position of its parents, never overlapping."""
-    positions: dict[str, tuple[float, float]] = {}
+    positions: dict[str, Point] = {}
     step = BOX_W + GAP_X
     for depth, layer in enumerate(layers):
 
@@ -96,7 +101,14 @@ def _positions(layers: list[list[str]], relations: list[RelationSummary]) -> dic
     return positions
 
 
-def _draw_relations(ax, positions: dict[str, tuple[float, float]], relations: list[RelationSummary]) -> None:
+def _draw_relations(ax: Axes, positions: dict[str, Point], relations: list[RelationSummary]) -> None:
+    """Each foreign key as an arrow, its label on the arrow where it covers no table and no other label.
+
+    Two keys between the same tables curve apart; a label tries places along its arrow from the
+    middle outwards and takes the first that is clear (else the least covered), so labels of
+    arrows that meet or cross never print on top of each other.
+    """
+    taken = [Bbox.from_bounds(x - BOX_W / 2, y - BOX_H / 2, BOX_W, BOX_H) for x, y in positions.values()]
     seen: dict[tuple[str, str], int] = defaultdict(int)
     for r in relations:
         (px, py), (cx, cy) = positions[r.parent], positions[r.child]
@@ -104,11 +116,13 @@ def _draw_relations(ax, positions: dict[str, tuple[float, float]], relations: li
         seen[(r.parent, r.child)] += 1
         if r.parent == r.child:
             start, end = (px + BOX_W / 2, py + 0.08), (px + BOX_W / 2, py - 0.08)
-            rad, label_at = -1.6, (px + BOX_W / 2 + 0.16, py)
+            rad = -1.6
+            right, below = px + BOX_W / 2, py - BOX_H / 2 - 0.12
+            candidates = [(right + 0.16, py), (right, below), (right - 0.3, below), (right + 0.3, below)]
         else:
             start, end = (px, py - BOX_H / 2), (cx, cy + BOX_H / 2)
             rad = 0.25 * nth * (1 if nth % 2 else -1)
-            label_at = ((px + cx) / 2 + 0.12 * nth, (py + cy) / 2)
+            candidates = [_on_arc(start, end, rad, t) for t in LABEL_PLACES]
         ax.add_patch(
             FancyArrowPatch(
                 start,
@@ -120,13 +134,61 @@ def _draw_relations(ax, positions: dict[str, tuple[float, float]], relations: li
                 connectionstyle=f"arc3,rad={rad}",
             )
         )
-        ax.text(
-            *label_at,
-            short(", ".join(r.columns), 14),
+        label = ax.text(
+            *candidates[0],
+            tick_label(", ".join(r.columns), LABEL),
             fontsize=5.5,
             color="#34546e",
             ha="center",
             va="center",
             parse_math=False,
             bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
+            gid="relation-label",
         )
+        taken.append(_place(label, candidates, taken))
+
+
+# Places along an arrow for its label, as the arc's parameter: the middle first, then outwards.
+LABEL_PLACES = sorted((0.15 + 0.05 * i for i in range(15)), key=lambda t: (abs(t - 0.5), t))
+
+
+def _on_arc(start: Point, end: Point, rad: float, t: float) -> Point:
+    """The point at ``t`` of matplotlib's ``arc3`` connection (a quadratic Bezier curve).
+
+    The diagram's axes have one scale in x and y, so the curve is the same in data units.
+    """
+    (x1, y1), (x2, y2) = start, end
+    cx, cy = (x1 + x2) / 2 + rad * (y2 - y1), (y1 + y2) / 2 - rad * (x2 - x1)
+    a, b, c = (1 - t) ** 2, 2 * (1 - t) * t, t**2
+    return a * x1 + b * cx + c * x2, a * y1 + b * cy + c * y2
+
+
+def _place(label: Text, candidates: list[Point], taken: list[Bbox]) -> Bbox:
+    """Move ``label`` to the first candidate where it overlaps nothing taken (else the least overlap)."""
+    best: tuple[float, Bbox, Point] | None = None
+    for xy in candidates:
+        label.set_position(xy)
+        box = _data_box(label)
+        covered = sum(_overlap(box, other) for other in taken)
+        if best is None or covered < best[0]:
+            best = (covered, box, xy)
+        if covered == 0:
+            break
+    assert best is not None
+    label.set_position(best[2])
+    return best[1]
+
+
+def _data_box(label: Text) -> Bbox:
+    """The label's extent in data units, with its white background's padding."""
+    ax = label.axes
+    assert ax is not None
+    box = label.get_window_extent().transformed(ax.transData.inverted())
+    return box.padded(0.02)
+
+
+def _overlap(a: Bbox, b: Bbox) -> float:
+    """Area shared by two boxes (0 when apart)."""
+    width = min(a.x1, b.x1) - max(a.x0, b.x0)
+    height = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return max(width, 0.0) * max(height, 0.0)

@@ -1,0 +1,79 @@
+"""The shared figure conventions: compact numbers, labels cut at word boundaries, notes, fonts."""
+
+import re
+
+import pytest
+
+from reportgen.render.figures import (
+    compact_labels,
+    date_labels,
+    figure_note,
+    new_figure,
+    note_undrawable,
+    tick_label,
+    undrawable,
+)
+
+CUT_NUMBER = re.compile(r"\d[,.]?…|…[,.]?\d")  # an ellipsis touching a digit: a number cut in two
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([0, 8000, 16000, 24000], ["0", "8k", "16k", "24k"]),
+        ([5_050_000, 5_342_566], ["5.0M", "5.3M"]),
+        ([342_566], ["343k"]),
+        ([1915, 1950, 1997], ["1915", "1950", "1997"]),  # years stay whole
+        ([2597, 4101, 13_550, 15_024], ["2.6k", "4.1k", "13.6k", "15.0k"]),
+        ([0.974, 0.975, 0.98], ["0.974", "0.975", "0.980"]),  # distinct values stay distinct
+        ([1e12], ["1T"]),
+        ([-3.5, 0, 3.5], ["\N{MINUS SIGN}3.5", "0", "3.5"]),
+    ],
+)
+def test_compact_labels_share_one_scale_and_keep_distinct_values_distinct(values, expected):
+    assert compact_labels(values) == expected
+
+
+def test_dates_read_as_coarse_as_keeps_them_apart():
+    year = 365.25 * 86400
+    assert date_labels([0, 10 * year, 20 * year]) == ["1970", "1980", "1990"]
+    assert date_labels([0, 40 * 86400]) == ["1970-01", "1970-02"]
+    assert date_labels([0, 86400]) == ["1970-01-01", "1970-01-02"]
+
+
+@pytest.mark.parametrize(
+    ("text", "limit", "expected"),
+    [
+        ("Self-emp-not-inc", 12, "Self-emp…"),
+        ("San Pedro de Macoris", 14, "San Pedro de…"),
+        ("5,050,000 to 5,342,566", 14, "5,050,000 to…"),
+        ("order 12,345,678 placed", 12, "order…"),
+        ("short", 14, "short"),
+    ],
+)
+def test_long_labels_are_cut_at_a_word_boundary_never_inside_a_number(text, limit, expected):
+    label = tick_label(text, limit)
+    assert label == expected
+    assert len(label) <= limit
+    assert not CUT_NUMBER.search(label)
+
+
+def test_a_second_note_goes_on_a_line_of_its_own():
+    fig = new_figure(2, 2)
+    figure_note(fig, "first")
+    figure_note(fig, "second")
+    assert fig.get_supxlabel() == "first\nsecond"
+
+
+def test_characters_no_installed_font_draws_are_named_and_the_figure_says_so(monkeypatch):
+    assert undrawable("café Zürich Ωmega") == ""  # DejaVu draws Latin and Greek
+    cjk = undrawable("東京 sales")
+    installed = "東" not in cjk  # true where a CJK font such as Noto Sans CJK is installed
+    fig = new_figure(2, 2)
+    ax = fig.add_subplot()
+    ax.set_title("東京 sales")
+    ax.set_xlabel("plain")
+    assert note_undrawable(fig) == (0 if installed else 1)
+    if not installed:
+        assert cjk == "東京"
+        assert "fonts-noto-cjk" in fig.get_supxlabel()
