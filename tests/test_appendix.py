@@ -333,6 +333,7 @@ def test_the_constants_written_out_match_the_code(default_run):
     from reportgen.metrics import membership as metrics_membership
     from reportgen.metrics.utility_models import FAMILIES
     from reportgen.privacy import alpha_beta, intervals, membership, one_class, proximity, risks
+    from reportgen.render import distribution_figures
 
     text = text_of(render("appendix.html.j2", default_run))
     low, high = distributions.PLOT_RANGE
@@ -341,6 +342,8 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"more than {TEXT_MIN_DISTINCT} distinct values where more than {TEXT_DISTINCT_RATIO:.0%}",
         f"drawn on {distributions.N_PLOT_BINS} equal-width bins between the {100 * low:g}th and {100 * high:g}th",
         f"spanning at most {distributions.N_PLOT_BINS} values",
+        f"histogram, at most {distributions.MAX_EXACT} of them",
+        f"when at least {distribution_figures.HIDDEN_NOTE:g} of the column's",
         f"({distributions.N_PAIR_BINS} quantile bins, or the {distributions.N_PAIR_BINS} most frequent",
         f"when it has at most {distributions.MAX_PAIR_PLOTS}; otherwise the {distributions.MAX_PAIR_PLOTS} least",
         f"phik's own rule, {correlation.PHIK_BINS} equal-width bins",
