@@ -97,7 +97,7 @@ class SectionClock:
     """
 
     def __init__(self, titles: list[str], *, steps: bool = False) -> None:
-        self.titles = sorted(titles, key=len, reverse=True)  # "A: B" before "A"
+        self.titles = titles  # the sections' titles, longest first ("A: B" before "A")
         self.steps = steps
         self.stages: dict[str, list[float]] = {}
         self._current: str | None = None
@@ -134,16 +134,25 @@ class SectionClock:
 
 def run_reportgen(generator: str, folder: Path, *, steps: bool = False) -> dict[str, list[float]]:
     """The full adult report with utility, to PDF, in this process; seconds per stage."""
+    clock = SectionClock([], steps=steps)
+    clock("Reading the CSV files", 0.0)
+    train, test, synth = (read(p) for p in inputs(generator))
+    return run_reportgen_on(train, test, synth, folder / "adult.pdf", clock=clock)
+
+
+def run_reportgen_on(
+    train: Any, test: Any, synth: Any, path: Path, *, clock: SectionClock | None = None, **options: Any
+) -> dict[str, list[float]]:
+    """``report()`` with utility (target ``income``) in this process; CPU and wall seconds per stage."""
     import reportgen as rg
     from reportgen.metrics.registry import sections
     from reportgen.render import document
 
-    clock = SectionClock([s.title for s in sections()], steps=steps)
-    clock("Reading the CSV files", 0.0)
-    train, test, synth = (read(p) for p in inputs(generator))
+    clock = clock or SectionClock([])
+    clock.titles = sorted((s.title for s in sections()), key=len, reverse=True)  # "A: B" before "A"
     document.render_html = clock.wrap("Writing: HTML", document.render_html)
     document.html_to_pdf = clock.wrap("Writing: PDF (WeasyPrint)", document.html_to_pdf)
-    rg.report(train, test, synth, folder / "adult.pdf", targets={"table": "income"}, progress=clock)
+    rg.report(train, test, synth, path, targets={"table": "income"}, progress=clock, **options)
     clock.switch(None)
     return clock.stages
 
