@@ -2,7 +2,10 @@
 
 Both work on rows already in the shared distance space (``PreparedTable.embedded``), so a table and
 an entity-level view are measured by the same code. Every search goes through
-``reportgen.privacy.neighbours.knn`` (exact, self excluded by index).
+``reportgen.privacy.neighbours.knn`` (exact, self excluded by index). The repeats and the 1-NN
+curves ask for the nearest row of random subsets of the same sets; ``ProximitySearches`` searches
+each pair of sets once and reads the subsets' answers from its neighbour lists where that costs
+less (``reportgen.privacy.neighbour_lists``): the same distances, bit for bit.
 
 Choices where METRICS.md is silent, stated in the report's methodology:
 
