@@ -25,6 +25,7 @@ from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similari
 from reportgen.privacy.proximity import (
     NearestNeighbourDistances,
     PrivacyStats,
+    ProximitySearches,
     nearest_neighbour_distances,
     proximity_stats,
 )
@@ -203,10 +204,12 @@ def _view_privacy(
     return _privacy(ctx, name, view, with_max_similarity)
 
 
-def _distances(ctx: EvaluationContext, name: str, view: DistanceView) -> NearestNeighbourDistances:
+def _distances(
+    ctx: EvaluationContext, name: str, view: DistanceView, searches: ProximitySearches | None
+) -> NearestNeighbourDistances:
     ctx.progress(f"{name}: nearest-neighbour distances and exact copies")
     frames = {role: f[view.columns] for role, f in view.frames.items()}
-    return nearest_neighbour_distances(view.rows, ctx.rng(f"nn:{name}"), frames=frames)
+    return nearest_neighbour_distances(view.rows, ctx.rng(f"nn:{name}"), frames=frames, searches=searches)
 
 
 def _privacy(
@@ -214,7 +217,7 @@ def _privacy(
 ) -> TablePrivacy:
     settings = ctx.settings
     rows = view.rows
-    proximity, reason = None, None
+    proximity, reason, searches = None, None, None
     if min(len(rows.train) // 2, len(rows.synth)) < MIN_HALF:
         reason = (
             f"too few rows for the proximity ratios ({len(rows.train):,} training, {len(rows.synth):,} "
@@ -223,6 +226,7 @@ def _privacy(
         )
     else:
         ctx.progress(f"{name}: proximity ratios, {settings.privacy_repeats} repeats")
+        searches = ProximitySearches.plan(rows, settings.privacy_repeats)  # shared with the 1-NN curves
         proximity = proximity_stats(
             rows,
             ctx.rng(f"privacy:{name}"),
@@ -230,6 +234,7 @@ def _privacy(
             q=settings.privacy_q,
             risk_confidence=settings.risk_confidence,
             n_repeats=settings.privacy_repeats,
+            searches=searches,
         )
     max_similarity = None
     if with_max_similarity and min(len(rows.train), len(rows.synth)) >= 2:  # the test's minimum
@@ -247,7 +252,7 @@ def _privacy(
         columns=view.columns,
         rows={role: len(x) for role, x in (("training", rows.train), ("synthetic", rows.synth))}
         | ({} if rows.test is None else {"holdout": len(rows.test)}),
-        distances=_distances(ctx, name, view),
+        distances=_distances(ctx, name, view, searches),
         proximity=proximity,
         proximity_reason=reason,
         max_similarity=max_similarity,

@@ -374,6 +374,7 @@ def _fit_all(
             {c: ctx.table(name).schema.kinds[c] for c in fit.x.columns}, ctx.settings.max_categories
         )
         matrices[key] = (prep.fit_transform(fit.x), prep.transform(scored.x))
+    single = {key: (a.astype(np.float32), b.astype(np.float32)) for key, (a, b) in matrices.items()}
     jobs = [
         _Job(i, key, ctx.seed_for(f"utility:{name}:{family.name}"))
         for i, family in enumerate(families)
@@ -389,9 +390,9 @@ def _fit_all(
                 families[job.family],
                 task,
                 job.seed,
-                matrices[job.comparison][0],
+                (single if families[job.family].float32 else matrices)[job.comparison][0],
                 comparisons[job.comparison][0].y,
-                matrices[job.comparison][1],
+                (single if families[job.family].float32 else matrices)[job.comparison][1],
                 comparisons[job.comparison][1].y,
             )
             for job in jobs

@@ -2,7 +2,10 @@
 
 Both work on rows already in the shared distance space (``PreparedTable.embedded``), so a table and
 an entity-level view are measured by the same code. Every search goes through
-``reportgen.privacy.neighbours.knn`` (exact, self excluded by index).
+``reportgen.privacy.neighbours.knn`` (exact, self excluded by index). The repeats and the 1-NN
+curves ask for the nearest row of random subsets of the same sets; ``ProximitySearches`` searches
+each pair of sets once and reads the subsets' answers from its neighbour lists where that costs
+less (``reportgen.privacy.neighbour_lists``): the same distances, bit for bit.
 
 Choices where METRICS.md is silent, stated in the report's methodology:
 
@@ -35,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.privacy.distance_space import EmbeddedRows
+from reportgen.privacy.neighbour_lists import SubsetNeighbours, worth_sharing
 from reportgen.privacy.neighbours import knn
 
 EPS = 1e-12
@@ -92,23 +96,32 @@ class PrivacyStats(BaseModel):
 
 
 def nearest_neighbour_distances(
-    rows: EmbeddedRows, rng: np.random.Generator, *, frames: Mapping[str, pd.DataFrame]
+    rows: EmbeddedRows,
+    rng: np.random.Generator,
+    *,
+    frames: Mapping[str, pd.DataFrame],
+    searches: ProximitySearches | None = None,
 ) -> NearestNeighbourDistances:
     """Real-to-real, synthetic-to-synthetic, synthetic-to-real and holdout-to-real 1-NN distances.
 
     ``frames`` holds the same rows per role (``"train"``, ``"synth"``, ``"test"``) with the distance
-    space's columns as given: the exact copies are counted on them.
+    space's columns as given: the exact copies are counted on them. ``searches``, those of the
+    proximity ratios on the same rows, answers the real-to-real and holdout-to-real curves from its
+    neighbour lists where it has them (the same distances as a direct search).
     """
     sizes = [len(rows.train), len(rows.synth)] + ([len(rows.test)] if rows.test is not None else [])
     m = min(sizes)
-    train, synth = _subsample(rows.train, m, rng), _subsample(rows.synth, m, rng)
+    searches = searches or ProximitySearches.direct(rows)
+    train = _subsample_index(len(rows.train), m, rng)
+    synth = rows.synth[_subsample_index(len(rows.synth), m, rng)]
     curves = {
-        "real_to_real": knn(train)[0][:, 0],
+        "real_to_real": searches.train_train.nearest(train, train),
         "synthetic_to_synthetic": knn(synth)[0][:, 0],
-        "synthetic_to_real": knn(synth, train)[0][:, 0],
+        "synthetic_to_real": knn(synth, rows.train[train])[0][:, 0],
     }
-    if rows.test is not None:
-        curves["holdout_to_real"] = knn(_subsample(rows.test, m, rng), train)[0][:, 0]
+    if searches.test_train is not None:
+        holdout = _subsample_index(len(searches.test_train.query), m, rng)
+        curves["holdout_to_real"] = searches.test_train.nearest(holdout, train)
     return NearestNeighbourDistances(
         n_rows=m,
         medians={name: float(np.median(d)) for name, d in curves.items()},
@@ -180,6 +193,59 @@ def _equal_rows(a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
     return equal
 
 
+@dataclass(frozen=True)
+class ProximitySearches:
+    """The searches behind the proximity ratios of one table, each shared over the repeats or not.
+
+    ``train_train`` (within the training rows), ``train_synth``, ``train_test``, ``test_synth`` and
+    ``test_train`` (query rows, then reference rows) answer every repeat's nearest-neighbour
+    distances (``SubsetNeighbours``); the holdout ones are None without a holdout.
+    """
+
+    train_train: SubsetNeighbours
+    train_synth: SubsetNeighbours
+    train_test: SubsetNeighbours | None = None
+    test_synth: SubsetNeighbours | None = None
+    test_train: SubsetNeighbours | None = None
+
+    @classmethod
+    def plan(cls, rows: EmbeddedRows, n_repeats: int) -> ProximitySearches:
+        """One shared search per pair of sets where it is cheaper than the subsets' own searches.
+
+        Counts the searches of ``n_repeats`` repeats and of the 1-NN curves, which read
+        ``train_train`` and ``test_train`` once more.
+        """
+        half = min(len(rows.train) // 2, len(rows.synth))
+
+        def pair(query: np.ndarray, reference: np.ndarray | None, searches: int) -> SubsetNeighbours:
+            n_reference = len(query) if reference is None else len(reference)
+            share = worth_sharing(len(query), n_reference, searches, half, half)
+            return SubsetNeighbours.prepare(query, reference, share=share)
+
+        train, synth, test = rows.train, rows.synth, rows.test
+        if test is None:
+            return cls(pair(train, None, 2 * n_repeats + 1), pair(train, synth, n_repeats))
+        return cls(
+            pair(train, None, 2 * n_repeats + 1),
+            pair(train, synth, n_repeats),
+            pair(train, test, n_repeats),
+            pair(test, synth, n_repeats),
+            pair(test, train, n_repeats + 1),
+        )
+
+    @classmethod
+    def direct(cls, rows: EmbeddedRows) -> ProximitySearches:
+        """Every subset searched on its own (no shared search)."""
+        test = rows.test
+        return cls(
+            SubsetNeighbours(rows.train, None, None),
+            SubsetNeighbours(rows.train, rows.synth, None),
+            None if test is None else SubsetNeighbours(rows.train, test, None),
+            None if test is None else SubsetNeighbours(test, rows.synth, None),
+            None if test is None else SubsetNeighbours(test, rows.train, None),
+        )
+
+
 def proximity_stats(
     rows: EmbeddedRows,
     rng: np.random.Generator,
@@ -188,16 +254,22 @@ def proximity_stats(
     q: float = 0.1,
     risk_confidence: float | None = None,
     n_repeats: int = 5,
+    searches: ProximitySearches | None = None,
 ) -> PrivacyStats:
     """TSPR and TTPR over ``n_repeats`` seeded splits of the training rows (METRICS.md section 7).
 
     ``holdout_rng`` draws the holdout rows of the third curve, from a stream of its own, so that
-    the score and risk (drawn from ``rng``) are the same with or without a holdout.
+    the score and risk (drawn from ``rng``) are the same with or without a holdout. ``searches``
+    (default ``ProximitySearches.plan``) does the nearest-neighbour work; the numbers do not
+    depend on whether its searches are shared.
     """
     half = min(len(rows.train) // 2, len(rows.synth))
     if rows.test is not None and holdout_rng is None:
         raise ValueError("proximity_stats needs holdout_rng when the rows include a holdout")
-    repeats = [_one_repeat(rows, half, rng, holdout_rng, q, risk_confidence) for _ in range(n_repeats)]
+    searches = searches or ProximitySearches.plan(rows, n_repeats)
+    repeats = [
+        _one_repeat(rows, searches, half, rng, holdout_rng, q, risk_confidence) for _ in range(n_repeats)
+    ]
     scores = np.array([r.score for r in repeats])
     risks = np.array([r.risk for r in repeats])
     ddof = 1 if n_repeats > 1 else 0
@@ -239,6 +311,7 @@ class _Repeat:
 
 def _one_repeat(
     rows: EmbeddedRows,
+    searches: ProximitySearches,
     half: int,
     rng: np.random.Generator,
     holdout_rng: np.random.Generator | None,
@@ -246,11 +319,11 @@ def _one_repeat(
     risk_confidence: float | None,
 ) -> _Repeat:
     order = rng.permutation(len(rows.train))
-    r1, r2 = rows.train[order[:half]], rows.train[order[half : 2 * half]]
-    s_prime = rows.synth[rng.choice(len(rows.synth), size=half, replace=False)]
-    d_in = knn(r1)[0][:, 0].astype(np.float64)
-    tspr = safe_ratio(knn(r1, s_prime)[0][:, 0], d_in)
-    ttpr = safe_ratio(knn(r1, r2)[0][:, 0], d_in)
+    r1, r2 = order[:half], order[half : 2 * half]
+    s_prime = rng.choice(len(rows.synth), size=half, replace=False)
+    d_in = searches.train_train.nearest(r1, r1).astype(np.float64)
+    tspr = safe_ratio(searches.train_synth.nearest(r1, s_prime), d_in)
+    ttpr = safe_ratio(searches.train_train.nearest(r1, r2), d_in)
     tau = float(np.quantile(ttpr, q))
     at_risk = tspr <= tau
     p_s, p_t = float(at_risk.mean()), float((ttpr <= tau).mean())
@@ -261,12 +334,15 @@ def _one_repeat(
     ratios = {"tspr": tspr, "ttpr": ttpr}
     reference = None
     if rows.test is not None and holdout_rng is not None:
-        holdout = _subsample(rows.test, half, holdout_rng)
+        assert searches.test_synth is not None and searches.test_train is not None
+        assert searches.train_test is not None
+        holdout = _subsample_index(len(rows.test), half, holdout_rng)
         ratios["holdout"] = safe_ratio(
-            knn(holdout, s_prime)[0][:, 0], knn(holdout, r1)[0][:, 0].astype(np.float64)
+            searches.test_synth.nearest(holdout, s_prime),
+            searches.test_train.nearest(holdout, r1).astype(np.float64),
         )
         if len(holdout) == half:  # the holdout in place of S', at the same size
-            p_h = float((safe_ratio(knn(r1, holdout)[0][:, 0], d_in) <= tau).mean())
+            p_h = float((safe_ratio(searches.train_test.nearest(r1, holdout), d_in) <= tau).mean())
             reference = 100.0 if p_h == 0 else 100.0 * min(1.0, p_t / p_h)
     return _Repeat(
         score=score,
@@ -286,10 +362,11 @@ def safe_ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return (numerator.astype(np.float64) + eps) / (denominator + eps)
 
 
-def _subsample(rows: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    if len(rows) <= n:
-        return rows
-    return rows[np.sort(rng.choice(len(rows), size=n, replace=False))]
+def _subsample_index(n_rows: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Positions of ``n`` of ``n_rows`` rows drawn without replacement, in order (all when fewer)."""
+    if n_rows <= n:
+        return np.arange(n_rows)
+    return np.sort(rng.choice(n_rows, size=n, replace=False))
 
 
 def _histogram(curves: dict[str, np.ndarray], *, upper: float) -> Histogram:
