@@ -45,7 +45,7 @@ from reportgen.data.io import (
 from reportgen.data.schema import Schema
 from reportgen.errors import InvalidParameterError, LoadError
 
-DEFAULT_MEMORY_LIMIT = "1GB"  # DuckDB spills larger aggregates and sorts to disk
+DEFAULT_MEMORY_LIMIT = "512MB"  # DuckDB spills larger aggregates and sorts to disk
 _FORMATS = {"parquet": (".parquet",), "csv": (".csv", ".csv.gz")}
 
 
