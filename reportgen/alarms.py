@@ -16,6 +16,7 @@ from reportgen.context import ENTITY_SUFFIX, NO_COMPARED_COLUMNS
 from reportgen.data.relational import SINGLE_TABLE_NAME
 from reportgen.headlines import chance_level
 from reportgen.metrics.utility import NO_TARGET
+from reportgen.render.formatting import listed
 from reportgen.results import Finding, ReportResults, SectionResult
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
@@ -162,10 +163,10 @@ def _by_reason(skipped: Mapping[str, str]) -> list[tuple[list[str], str, str]]:
     for (head, needed, tail), tables in groups.items():
         names = list(tables)
         if len(set(tables.values())) == 1:  # one table, or the same reason word for word
-            where = _and(names) if len(names) > 1 else _table_named(names[0])
+            where = listed(names) if len(names) > 1 else _table_named(names[0])
             grouped.append((names, where, skipped[names[0]]))
             continue
-        named = _and([f"{t} ({c})" for t, c in tables.items()])
+        named = listed([f"{t} ({c})" for t, c in tables.items()])
         reason = f"{head} in {named}" + (f"; {needed}" if needed else "") + tail
         grouped.append((names, f"{len(names)} tables", reason))
     return grouped
@@ -177,8 +178,3 @@ _REASON = re.compile(r"^([^()]*?) \(([^()]*)\)([^()]*)$")  # what (counts; neede
 def _table_named(table: str) -> str:
     """The table as a sentence names it: table X, or "the table" for a single DataFrame."""
     return "the table" if table == SINGLE_TABLE_NAME else f"table {table}"
-
-
-def _and(items: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from reportgen.render.formatting import sentence
+
 WITHHELD = "(a value too rare to print)"
 
 
@@ -66,8 +68,7 @@ class Disclosure:
             parts.append(f"{_counted(noun, len(shown))} {listed}{more}")
         if hidden:
             parts.append(f"{hidden} {_counted(noun, hidden)} {self.rare_words()}")
-        text = " and ".join(parts)
-        return text[:1].upper() + text[1:]
+        return sentence(" and ".join(parts))
 
     def rare_words(self) -> str:
         """Why a value is not named, in words."""

@@ -21,7 +21,7 @@ from typing import Literal
 
 from reportgen.data.relational import HOLDOUT_ADVICE, SINGLE_TABLE_NAME
 from reportgen.headlines import Headline, headlines
-from reportgen.render.formatting import fmt_bar, fmt_unit
+from reportgen.render.formatting import fmt_bar, fmt_unit, listed, sentence
 from reportgen.results import ConcernVerdict, Finding, GateResult, ReportResults
 
 Concern = Literal["privacy", "fidelity", "utility"]
@@ -77,13 +77,13 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
     mine = [h for name, h in found.items() if CONCERN_OF.get(name) == concern]
     stopping = [g for g in results.gates.failed if CONCERN_OF.get(g.name) == concern]
     if stopping:
-        return ConcernVerdict(concern=concern, status="fail", why=_gate_sentence(stopping[0]))
+        return ConcernVerdict(concern=concern, status="fail", why=_gatesentence(stopping[0]))
     alarms = [f for f in _alarms(results.findings) if FINDING_CONCERN.get(f.code) == concern]
     worse = sorted((h for h in mine if _clearly_worse(h)), key=_gap, reverse=True)
     if alarms:
-        return ConcernVerdict(concern=concern, status="concern", why=_finding_sentence(alarms[0]))
+        return ConcernVerdict(concern=concern, status="concern", why=_findingsentence(alarms[0]))
     if worse:
-        return ConcernVerdict(concern=concern, status="concern", why=_headline_sentence(worse[0], len(worse)))
+        return ConcernVerdict(concern=concern, status="concern", why=_headlinesentence(worse[0], len(worse)))
     if not mine:
         return ConcernVerdict(
             concern=concern, status="not_evaluated", why=_nothing_measured(concern, results)
@@ -93,22 +93,17 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
     if concern == "privacy" and "mia_auc" not in found:
         return ConcernVerdict(concern=concern, status="concern", why=_distances_only(met, results))
     evidence = _attacks_at_chance(found) if concern == "privacy" else _near(mine)
-    return ConcernVerdict(concern=concern, status="pass", why=_sentence(f"{met}{evidence}."))
+    return ConcernVerdict(concern=concern, status="pass", why=sentence(f"{met}{evidence}."))
 
 
 def _bars_met(bars: list[GateResult]) -> str:
     """The opening of a verdict that has bars ("Privacy score meets its bar (≥ 80); "), or ""."""
     if not bars:
         return ""
-    named = " and ".join(
-        f"{g.label} ({'≥' if g.higher_is_better else '≤'} {fmt_bar(g.bar, g.unit)})" for g in bars
+    named = listed(
+        [f"{g.label} ({'≥' if g.higher_is_better else '≤'} {fmt_bar(g.bar, g.unit)})" for g in bars]
     )
     return f"{named} meet{'s its bar' if len(bars) == 1 else ' their bars'}; "
-
-
-def _sentence(text: str) -> str:
-    """``text`` with its first letter capitalised (``str.capitalize`` would lower the rest)."""
-    return text[:1].upper() + text[1:]
 
 
 def _distances_only(met: str, results: ReportResults) -> str:
@@ -120,8 +115,8 @@ def _distances_only(met: str, results: ReportResults) -> str:
     )
     membership = results.sections.get("membership")
     if results.run.has_holdout and membership is not None and membership.reason:
-        return _sentence(f"{opening}: no membership attack could run ({membership.reason}).")
-    return _sentence(
+        return sentence(f"{opening}: no membership attack could run ({membership.reason}).")
+    return sentence(
         f"{opening}: the attacks (membership inference, singling out, linkability, inference) need "
         f"real rows the generator never saw, and no holdout was given. {HOLDOUT_ADVICE}."
     )
@@ -165,7 +160,7 @@ def _gap(h: Headline) -> float:
     return abs(h.value - (h.reference or 0.0)) * scale
 
 
-def _gate_sentence(gate: GateResult) -> str:
+def _gatesentence(gate: GateResult) -> str:
     if gate.status == "not_evaluated":
         return (
             f"{gate.label} could not be evaluated ({gate.reason}), and a bar that cannot be evaluated fails."
@@ -174,13 +169,13 @@ def _gate_sentence(gate: GateResult) -> str:
     return f"{gate.label} is {value}, {gate.worse_than} the bar of {bar}."
 
 
-def _finding_sentence(finding: Finding) -> str:
+def _findingsentence(finding: Finding) -> str:
     named = finding.table and finding.table != SINGLE_TABLE_NAME and finding.table not in finding.message
     where = f" (table {finding.table})" if named else ""
     return f"{finding.message.rstrip('.')}{where}."
 
 
-def _headline_sentence(h: Headline, n_worse: int) -> str:
+def _headlinesentence(h: Headline, n_worse: int) -> str:
     value, reference = _shown(h.value, h), _shown(h.reference, h)
     more = f" ({n_worse - 1} more measure{'s' if n_worse > 2 else ''} fall short too)" if n_worse > 1 else ""
     if h.closer_to_reference:

@@ -89,6 +89,16 @@ def fmt_change(previous: float, current: float, unit: str) -> str:
 MAX_WORD = 80
 
 
+def listed(items: list[str]) -> str:
+    """Items as a sentence lists them: ``a``, ``a and b``, ``a, b and c``."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def sentence(text: str) -> str:
+    """``text`` with its first letter capitalised (``str.capitalize`` would lower the rest)."""
+    return text[:1].upper() + text[1:]
+
+
 def short(text: str, limit: int = 22) -> str:
     """A label cut to ``limit`` characters in the middle, so ``measurement_07_value`` keeps its number."""
     if len(text) <= limit:
@@ -158,4 +168,5 @@ FILTERS = {
     "change": fmt_change,
     "bar": fmt_bar,
     "short": short,
+    "listed": listed,
 }
