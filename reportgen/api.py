@@ -277,7 +277,7 @@ def _prepared(
     in_place: InPlace | None,
 ) -> EvaluationContext:
     """The context of in-memory inputs (or of the samples of inputs read in place)."""
-    assert not isinstance(data_train, (Source, str, os.PathLike))
+    assert not _reads_in_place(data_train)
     train, findings = read_training(as_relational(data_train, schema, max_categories=settings.max_categories))
     settings = replace(settings, targets=resolve_targets(train.schema, settings.targets) or None)
     check_not_empty(train, TRAIN)

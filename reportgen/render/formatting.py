@@ -116,13 +116,16 @@ def short_words(text: str, limit: int = MAX_WORD) -> str:
 
 # Where a long name may wrap: after a separator, or where a lower-case letter meets an upper-case one
 # (``rating_fina|l`` never, ``rating_|final`` and ``user|ID`` yes). Words shorter than this stay whole.
-_BREAKABLE = re.compile(r"[^\s<>&]{10,}")
 _BREAK_AFTER = re.compile(
     r"(?<=[_/:\\])(?=\w)"  # after _ / : \ before a letter or digit
     r"|(?<=[A-Za-z]\.)(?=[A-Za-z])"  # after . between letters (not in 0.25); lines break after - anyway
     r"|(?<=[a-z])(?=[A-Z])"  # camelCase
 )
-_NOT_TEXT = re.compile(r"(<(style|script|title|head)\b.*?</\2>|<[^>]*>)", re.DOTALL | re.IGNORECASE)
+# A tag, or a whole style/script/title/head element, is kept as it is; a word of 10 or more
+# characters of text between tags may get break opportunities.
+_TAG_OR_LONG_WORD = re.compile(
+    r"(?P<tag><(style|script|title|head)\b.*?</\2>|<[^>]*>)|[^\s<>&]{10,}", re.DOTALL | re.IGNORECASE
+)
 
 
 def break_opportunities(html: str) -> str:
@@ -132,20 +135,9 @@ def break_opportunities(html: str) -> str:
     can then be as narrow as a name's longest part; the stylesheet breaks inside a part only when
     that part alone is wider than the page allows.
     """
-    pieces = _NOT_TEXT.split(html)
-    # re.split puts the captured tag (and the inner group) between text pieces; rebuild in order.
-    out = []
-    i = 0
-    while i < len(pieces):
-        out.append(_breakable_text(pieces[i]))
-        if i + 1 < len(pieces):
-            out.append(pieces[i + 1])
-        i += 3
-    return "".join(out)
-
-
-def _breakable_text(text: str) -> str:
-    return _BREAKABLE.sub(lambda word: _BREAK_AFTER.sub("<wbr>", word.group()), text)
+    return _TAG_OR_LONG_WORD.sub(
+        lambda m: m.group() if m.group("tag") else _BREAK_AFTER.sub("<wbr>", m.group()), html
+    )
 
 
 def shown(value: object) -> object:
