@@ -26,6 +26,7 @@ from pydantic import BaseModel
 from scipy.integrate import trapezoid
 
 from reportgen.context import ENTITY_SUFFIX
+from reportgen.render.formatting import listed
 from reportgen.results import Finding, ReportResults
 
 MIN_ROWS_CAVEAT = 100
@@ -593,12 +594,9 @@ def _withheld_if_shared(headline: Headline, tables: list[str], shared: set[str])
     hit = sorted({t.removesuffix(ENTITY_SUFFIX) for t in tables} & shared)
     if headline.reference is None or not hit:
         return headline
-    return headline.model_copy(
-        update={
-            "reference": None,
-            "reference_withheld": (
-                f"withheld: the holdout of {', '.join(hit)} is its training data (a table copied to "
-                "both sides of the split), so the reference would be trivially perfect"
-            ),
-        }
+    copied = "its training data (a table copied" if len(hit) == 1 else "their training data (tables copied"
+    reason = (
+        f"withheld: the holdout of {listed(hit)} is {copied} to both sides of the split), so the reference "
+        "would be trivially perfect"
     )
+    return headline.model_copy(update={"reference": None, "reference_withheld": reason})

@@ -333,7 +333,7 @@ def test_the_constants_written_out_match_the_code(default_run):
     from reportgen.metrics import membership as metrics_membership
     from reportgen.metrics.utility_models import FAMILIES
     from reportgen.privacy import alpha_beta, intervals, membership, one_class, proximity, risks
-    from reportgen.render import distribution_figures
+    from reportgen.render import distribution_figures, wide
 
     text = text_of(render("appendix.html.j2", default_run))
     low, high = distributions.PLOT_RANGE
@@ -346,6 +346,9 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"when at least {distribution_figures.HIDDEN_NOTE:g} of the column's",
         f"({distributions.N_PAIR_BINS} quantile bins, or the {distributions.N_PAIR_BINS} most frequent",
         f"when it has at most {distributions.MAX_PAIR_PLOTS}; otherwise the {distributions.MAX_PAIR_PLOTS} least",
+        f"histograms of at most {wide.FIGURES_SHOWN} columns and lists at most {wide.ROWS_SHOWN} in the similarity",
+        f"show at most {wide.HEATMAP_COLUMNS} columns",
+        f"the {wide.SECRETS_SHOWN} secrets most at risk",
         f"phik's own rule, {correlation.PHIK_BINS} equal-width bins",
         f"exceed 5% of the time, {similarity.KS_CRITICAL:g} √((n + m) / (nm))",
         f"At most {relational.MAX_BINS} bins: when the {100 * relational.TAIL_QUANTILE:g}th percentile is above "

@@ -3,10 +3,12 @@
 import re
 import shlex
 
+import numpy as np
+import pandas as pd
 import pytest
 from pypdf import PdfReader
 
-from reportgen import ReportResults
+from reportgen import ForeignKey, PrimaryKey, RelationalData, ReportResults, Schema, Table, report
 from reportgen.cli import main
 from reportgen.render.formatting import fmt_count, fmt_num, fmt_pct
 
@@ -33,6 +35,50 @@ def single(tmp_path_factory):
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     return written(tmp_path_factory.mktemp("demo"), RELATIONAL, "demo.pdf")
+
+
+def wide_schema(seed: int, drift: float = 0.0, n_parents: int = 300) -> RelationalData:
+    """Three wide tables: parents of 30 columns, two child tables of 25, three children per parent.
+
+    Every third column is categorical; the numbers share a latent factor so that pairs matter;
+    ``drift`` moves every other number, as a generator that gets them wrong would.
+    """
+    rng = np.random.default_rng(seed)
+
+    def columns(n_rows: int, prefix: str, n: int) -> dict[str, np.ndarray]:
+        latent, out = rng.normal(size=n_rows), {}
+        for i in range(n):
+            if i % 3 == 2:
+                out[f"{prefix}_category_{i}"] = rng.choice(
+                    [f"{prefix}_level_{k}" for k in range(4 + i % 5)], n_rows
+                )
+            else:
+                noise = rng.normal(size=n_rows)
+                out[f"{prefix}_measurement_{i}"] = (latent * (i % 4) + noise + drift * (i % 2)).round(2)
+        return out
+
+    tables = {
+        "parents": pd.DataFrame({"parent_id": np.arange(n_parents), **columns(n_parents, "parent", 29)})
+    }
+    for name in ("visits", "claims"):
+        n = 3 * n_parents
+        ids = {f"{name}_id": np.arange(n), "parent_id": rng.integers(0, n_parents, n)}
+        tables[name] = pd.DataFrame({**ids, **columns(n, name, 23)})
+    schema = Schema(
+        parents=Table(parent_id=PrimaryKey()),
+        visits=Table(visits_id=PrimaryKey(), parent_id=ForeignKey("parents")),
+        claims=Table(claims_id=PrimaryKey(), parent_id=ForeignKey("parents")),
+    )
+    return RelationalData(tables, schema)
+
+
+@pytest.fixture(scope="module")
+def wide(tmp_path_factory):
+    """A report on three wide tables (79 compared columns): its length must not grow with the width."""
+    path = tmp_path_factory.mktemp("wide") / "wide.html"
+    train = wide_schema(0)
+    report(train, wide_schema(1), wide_schema(2, drift=0.5), path, schema=train.schema)
+    return ReportResults.load(path.with_suffix(".json")), ""
 
 
 def test_the_default_demo_shows_every_section_with_its_references(single):
@@ -131,10 +177,11 @@ def test_without_a_holdout_no_caption_speaks_of_one(demo):
 
 # -- the pages as a reader sees them (visual regression on measurable properties) ---------------
 # Page budget: the body (page 1 to the last section) of a one-table report, the pages each further
-# table may add, and the appendix (run, methodology, references, glossary: the same text in every
-# report, apart from the run table).
+# table may add whatever its width (wide tables show their worst columns: reportgen.render.wide),
+# and the appendix (run, methodology, references, glossary: the same text in every report, apart
+# from the run table).
 BODY_PAGES_ONE_TABLE = 16
-BODY_PAGES_PER_EXTRA_TABLE = 2
+BODY_PAGES_PER_EXTRA_TABLE = 6
 APPENDIX_PAGES = 14
 
 
@@ -146,6 +193,11 @@ def single_pages(single):
 @pytest.fixture(scope="module")
 def demo_pages(demo):
     return laid_out(demo[0])
+
+
+@pytest.fixture(scope="module")
+def wide_pages(wide):
+    return laid_out(wide[0])
 
 
 def laid_out(results: ReportResults):
@@ -162,14 +214,14 @@ def names_in(results: ReportResults) -> set[str]:
     return {t.name for t in tables} | {c.name for t in tables for c in t.columns}
 
 
-@pytest.mark.parametrize("which", ["single", "demo"])
+@pytest.mark.parametrize("which", ["single", "demo", "wide"])
 def test_no_text_runs_past_its_cell_or_the_page_margin(which, request):
     from .render.layout import overflowing_text
 
     assert overflowing_text(request.getfixturevalue(f"{which}_pages")) == []
 
 
-@pytest.mark.parametrize("which", ["single", "demo"])
+@pytest.mark.parametrize("which", ["single", "demo", "wide"])
 def test_no_table_or_column_name_is_broken_inside_a_word(which, request):
     from .render.layout import names_broken_mid_word
 
@@ -177,7 +229,7 @@ def test_no_table_or_column_name_is_broken_inside_a_word(which, request):
     assert names_broken_mid_word(request.getfixturevalue(f"{which}_pages"), names_in(results)) == []
 
 
-@pytest.mark.parametrize("which", ["single", "demo"])
+@pytest.mark.parametrize("which", ["single", "demo", "wide"])
 def test_the_report_keeps_its_page_budget(which, request):
     from .render.layout import page_of
 

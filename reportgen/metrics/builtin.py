@@ -18,7 +18,7 @@ from reportgen.metrics.relational import RelationalResult, compute_relational
 from reportgen.metrics.similarity import SimilarityResult, compute_similarity
 from reportgen.metrics.utility import UtilityResult, compute_utility
 from reportgen.render.alpha_beta_figures import alpha_beta_figure
-from reportgen.render.correlation_figures import correlation_figures
+from reportgen.render.correlation_figures import correlation_figure
 from reportgen.render.distribution_figures import column_figure, pair_figure
 from reportgen.render.membership_figures import roc_figure
 from reportgen.render.privacy_figures import privacy_figure
@@ -26,6 +26,7 @@ from reportgen.render.relational_figures import cardinality_figures
 from reportgen.render.schema_diagram import schema_figure
 from reportgen.render.similarity_figures import similarity_heatmap
 from reportgen.render.utility_figures import utility_figure
+from reportgen.render.wide import worst_shown
 from reportgen.results import SectionResult
 
 
@@ -43,7 +44,7 @@ def _distribution_figures(result: SectionResult) -> dict[str, Figure]:
     assert isinstance(result, DistributionsResult)
     figures: dict[str, Figure] = {}
     for ti, t in enumerate(result.tables):  # keys by position: names may hold any character
-        figures |= {f"column:{ti}:{ci}": column_figure(c) for ci, c in enumerate(t.columns)}
+        figures |= {f"column:{ti}:{ci}": column_figure(t.columns[ci]) for ci in worst_shown(t.columns)}
         figures |= {f"pair:{ti}:{pi}": pair_figure(p) for pi, p in enumerate(t.pairs)}
     return figures
 
@@ -105,11 +106,7 @@ RELATIONAL = register(
 
 def _correlation_figures(result: SectionResult) -> dict[str, Figure]:
     assert isinstance(result, CorrelationResult)
-    return {  # keys by position: names may hold any character
-        f"phik:{ti}:{k}": fig
-        for ti, t in enumerate(result.tables)
-        for k, fig in enumerate(correlation_figures(t))
-    }
+    return {f"phik:{ti}": correlation_figure(t) for ti, t in enumerate(result.tables)}  # keys by position
 
 
 CORRELATION = register(

@@ -45,7 +45,7 @@ from reportgen.results import SectionResult
 
 N_PLOT_BINS = 30
 N_PAIR_BINS = 8
-MAX_PAIR_PLOTS = 6
+MAX_PAIR_PLOTS = 4
 PLOT_RANGE = (0.005, 0.995)
 MAX_EXACT = 2  # tied values drawn as bars of their own
 

@@ -1,8 +1,8 @@
 """Figures of the correlation section: phik of the real data, of the synthetic data, and |difference|.
 
-Up to ``SIDE_BY_SIDE_UP_TO`` columns the three heatmaps share one figure, side by side; wider tables
-get three stacked figures, each the full page width, so that 60 columns stay legible. Every figure
-fits the A4 text width (``PAGE_WIDTH_IN``).
+The three heatmaps share one figure, side by side, within the A4 text width (``PAGE_WIDTH_IN``).
+A table wider than ``HEATMAP_COLUMNS`` shows the columns whose associations differ most
+(``reportgen.render.wide``); the JSON holds every pair.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from matplotlib.image import AxesImage
 from reportgen.metrics.correlation import TableCorrelation
 from reportgen.render.figures import new_figure
 from reportgen.render.formatting import short
+from reportgen.render.wide import heatmap_columns
 
 PAGE_WIDTH_IN = 7.0  # 178 mm: the text width of an A4 page with the report's margins
-SIDE_BY_SIDE_UP_TO = 16  # columns; beyond this each matrix gets a figure of its own
 ANNOTATE_UP_TO = 12  # columns; beyond this the cells are too small for numbers
 DIFFERENCE_MAX = 0.5  # top of the difference colour scale: a gap of 0.5 or more is fully dark
 
@@ -28,58 +28,44 @@ _PANELS = (
 )
 
 
-def correlation_figures(table: TableCorrelation) -> list[Figure]:
-    """The table's three phik heatmaps: one figure side by side, or three stacked when wide."""
-    if len(table.columns) <= SIDE_BY_SIDE_UP_TO:
-        return [_side_by_side(table)]
-    return [_single(table, panel) for panel in _PANELS]
-
-
-def _side_by_side(table: TableCorrelation) -> Figure:
-    n = len(table.columns)
-    labels = _labels(table.columns, 14)
+def correlation_figure(table: TableCorrelation) -> Figure:
+    """The table's three phik heatmaps side by side, of the columns ``heatmap_columns`` picks."""
+    shown = heatmap_columns(table)
+    n = len(shown)
+    labels = _labels([table.columns[i] for i in shown], 14)
     fig = new_figure(PAGE_WIDTH_IN, 2.2 + 0.05 * max(map(len, labels)))
     axes = fig.subplots(1, 3)
-    font = 6.0 if n <= 10 else 5.0
+    font, annotate = (6.0 if n <= 10 else 5.0), n <= ANNOTATE_UP_TO
     images = [
-        _heatmap(ax, table, panel, labels, font=font, annotate=n <= ANNOTATE_UP_TO, ylabels=i == 0)
-        for i, (ax, panel) in enumerate(zip(axes, _PANELS, strict=True))
+        _heatmap(ax, _submatrix(table, panel[0], shown), panel, labels, font=font, annotate=annotate)
+        for ax, panel in zip(axes, _PANELS, strict=True)
     ]
+    axes[1].tick_params(axis="y", labelleft=False)
+    axes[2].tick_params(axis="y", labelleft=False)
     _colorbar(fig, images[0], list(axes[:2]), "phik")
     _colorbar(fig, images[2], [axes[2]], "|difference|", extend=_extend(table))
     return fig
 
 
-def _single(table: TableCorrelation, panel: tuple[str, str, str, float]) -> Figure:
-    n = len(table.columns)
-    labels = _labels(table.columns, 22)
-    fig = new_figure(PAGE_WIDTH_IN, PAGE_WIDTH_IN * 0.86)
-    ax = fig.add_subplot()
-    font = min(6.0, max(4.0, 260 / n))
-    image = _heatmap(ax, table, panel, labels, font=font, annotate=False, ylabels=True)
-    extend = _extend(table) if panel[0] == "difference" else "neither"
-    _colorbar(fig, image, [ax], "|difference|" if panel[0] == "difference" else "phik", extend=extend)
-    return fig
+def _submatrix(table: TableCorrelation, field: str, shown: list[int]) -> np.ndarray:
+    return np.asarray(getattr(table, field))[np.ix_(shown, shown)]
 
 
 def _heatmap(
     ax: Axes,
-    table: TableCorrelation,
+    matrix: np.ndarray,
     panel: tuple[str, str, str, float],
     labels: list[str],
     *,
     font: float,
     annotate: bool,
-    ylabels: bool,
 ) -> AxesImage:
-    field, title, cmap, vmax = panel
-    matrix = np.asarray(getattr(table, field))
+    _, title, cmap, vmax = panel
     n = len(labels)
     image = ax.imshow(matrix, vmin=0.0, vmax=vmax, cmap=cmap)
     ax.set_title(title, fontsize=7.5)
     ax.set_xticks(range(n), labels, rotation=90, fontsize=font)
     ax.set_yticks(range(n), labels, fontsize=font)
-    ax.tick_params(axis="y", labelleft=ylabels)
     ax.tick_params(length=1.5, pad=1)
     for label in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
         label.set_parse_math(False)  # column names are data, never mathtext

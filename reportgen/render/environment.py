@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 
+from reportgen.render import wide
 from reportgen.render.formatting import FILTERS, shown
 
 
@@ -21,7 +22,8 @@ def environment(template_packages: tuple[str, ...] = ("reportgen",)) -> Environm
         lstrip_blocks=True,
         finalize=shown,  # no printed string is long enough to hold the layout hostage
     )
-    env.filters.update(FILTERS)
+    env.filters.update(FILTERS | wide.FILTERS)
+    env.globals.update(wide.GLOBALS)
     return env
 
 

@@ -8,7 +8,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from reportgen.metrics.membership import ViewMembership
 from reportgen.privacy.membership import SELF_TEST_FPR
-from reportgen.render.figures import new_figure, no_mathtext
+from reportgen.render.figures import legend_below, new_figure, no_mathtext
 from reportgen.render.formatting import short
 from reportgen.render.privacy_figures import CROSS, REAL, SYNTHETIC
 
@@ -24,10 +24,11 @@ def roc_figure(view: ViewMembership) -> Figure:
     """ROC curves of every attack, FPR and TPR on log scales, with chance and the 1% FPR level.
 
     Low false-positive rates are where a leak of a few records shows, hence the log scales; the
-    chance diagonal stays straight on them. The legend sits outside the axes, beside the data.
+    chance diagonal stays straight on them. Half the page wide, two to a row; the legend sits under
+    the axes, outside the data.
     """
     stats = view.stats
-    fig = new_figure(5.2, 2.5)
+    fig = new_figure(3.4, 3.0)
     ax = fig.subplots()
     low = 1 / stats.targets
     ax.plot([low, 1], [low, 1], color=CHANCE, linewidth=0.8, linestyle=":", label="chance (a coin toss)")
@@ -54,13 +55,13 @@ def roc_figure(view: ViewMembership) -> Figure:
     ax.set_xlabel("false-positive rate (holdout rows called members)", fontsize=6.5)
     ax.set_ylabel("true-positive rate (training rows found)", fontsize=6.5)
     ax.set_title(
-        f"{short(view.table, 40)}: {stats.targets:,} targets per side",
+        f"{short(view.table, 30)}: {stats.targets:,} targets per side",
         fontsize=7,
         loc="left",
         parse_math=False,
     )
     ax.tick_params(labelsize=5.5)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=5.2, frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    legend_below(ax)
     no_mathtext(ax)
     return fig

@@ -54,7 +54,7 @@ def privacy_figure(table: TablePrivacy) -> Figure:
 def _distance_panel(ax: Axes, table: TablePrivacy) -> None:
     nn = table.distances.histogram
     _curves(ax, nn.edges, nn.counts, "distance to nearest neighbour")
-    ax.set_title(f"1-NN distances ({table.distances.n_rows:,} rows each)", fontsize=7, loc="left")
+    ax.set_title(f"1-NN distances ({table.distances.n_rows:,} rows)", fontsize=7, loc="left")
 
 
 def _ratio_panel(ax: Axes, table: TablePrivacy) -> None:
@@ -75,7 +75,7 @@ def _similarity_panel(ax: Axes, table: TablePrivacy) -> None:
     assert table.max_similarity is not None
     ms = table.max_similarity
     _curves(ax, ms.histogram.edges, ms.histogram.counts, "maximum Gower similarity")
-    ax.set_title(f"Maximum similarity ({ms.n:,} rows each)", fontsize=7, loc="left")
+    ax.set_title(f"Max. Gower similarity ({ms.n:,} rows)", fontsize=7, loc="left")
 
 
 def _curves(ax: Axes, edges: Sequence[float], counts: dict[str, list[int]], xlabel: str) -> None:

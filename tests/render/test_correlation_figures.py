@@ -1,10 +1,11 @@
-"""The phik heatmaps: drawn from the result alone, one figure when narrow, three when wide."""
+"""The phik heatmaps: one figure from the result alone; a wide table shows the columns that differ most."""
 
 import numpy as np
 import pytest
 
 from reportgen.metrics.correlation import TableCorrelation
-from reportgen.render.correlation_figures import PAGE_WIDTH_IN, correlation_figures
+from reportgen.render.correlation_figures import PAGE_WIDTH_IN, correlation_figure
+from reportgen.render.wide import HEATMAP_COLUMNS, heatmap_columns
 
 
 def table(n: int) -> TableCorrelation:
@@ -28,12 +29,22 @@ def table(n: int) -> TableCorrelation:
     )
 
 
-@pytest.mark.parametrize(("n", "figures"), [(2, 1), (12, 1), (16, 1), (17, 3), (60, 3)])
-def test_one_figure_when_narrow_three_when_wide_all_within_the_page(n, figures):
-    drawn = correlation_figures(table(n))
-    assert len(drawn) == figures
-    for fig in drawn:
-        assert fig.get_size_inches()[0] <= PAGE_WIDTH_IN
-        fig.canvas.draw()  # lays out without error
-        labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-        assert labels[0].startswith("$x_0$")
+@pytest.mark.parametrize("n", [2, 12, HEATMAP_COLUMNS, HEATMAP_COLUMNS + 1, 60])
+def test_one_figure_of_at_most_the_shown_columns_within_the_page(n):
+    fig = correlation_figure(table(n))
+    assert fig.get_size_inches()[0] <= PAGE_WIDTH_IN
+    fig.canvas.draw()  # lays out without error
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert len(labels) == min(n, HEATMAP_COLUMNS)
+    assert all(label.startswith("$x_") for label in labels)
+
+
+def test_a_wide_table_shows_the_columns_with_the_largest_gaps_in_table_order():
+    wide = table(40)
+    difference = np.zeros((40, 40))
+    for i, j in [(3, 30), (7, 12)]:  # the only pairs whose association the generator changed
+        difference[i, j] = difference[j, i] = 0.4
+    wide = wide.model_copy(update={"difference": difference.tolist()})
+    shown = heatmap_columns(wide, limit=4)
+    assert shown == [3, 7, 12, 30]
+    assert heatmap_columns(table(5)) == list(range(5))
