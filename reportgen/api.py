@@ -40,6 +40,7 @@ from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.distance_space import CategoricalEncoding
 from reportgen.provenance import fingerprints, source_fingerprints
 from reportgen.render.document import output_format, write_report
+from reportgen.render.formatting import listed
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult, SectionStatus
 from reportgen.seeding import derived_seed
 from reportgen.settings import (
@@ -461,6 +462,9 @@ def _in_place_findings(context: EvaluationContext) -> list[Finding]:
     if context.in_place is None:
         return []
     findings = []
+    counted = ["row counts", "missing shares", "key integrity", "children per parent", "similarity matrix"]
+    counted += ["KS statistics"] if context.in_place.host else []
+    exact = listed(counted)
     for role, where in context.in_place.describe().items():
         engine = context.in_place.engines[role]
         sampled = [
@@ -478,9 +482,8 @@ def _in_place_findings(context: EvaluationContext) -> list[Finding]:
                 severity="info",
                 code="read_in_place",
                 message=(
-                    f"The {role} data ({where}) was read where it is, by {engine}: its row counts, "
-                    "missing shares, key integrity, children per parent and similarity matrix count "
-                    f"every row; {rest}."
+                    f"The {role} data ({where}) was read where it is, by {engine}: its {exact} "
+                    f"count every row; {rest}."
                 ),
             )
         )

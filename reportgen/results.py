@@ -54,13 +54,17 @@ class Basis(BaseModel):
 
     ``rows`` gives, per role (training, holdout, synthetic), the rows that went into the number;
     ``available`` the rows the role has. ``engine`` names where the counting ran ("duckdb",
-    "postgresql", ...), None when it ran in memory on pandas.
+    "postgresql", ...), None when it ran in memory on pandas. ``reason`` says why a number of
+    inputs read in place is on the sample all the same (the roles are in different databases).
     """
 
     all_rows: bool = Field(description="True when every row of every role was used.")
     rows: dict[str, int] = Field(description="Rows used, per role.")
     available: dict[str, int] = Field(description="Rows the role has, per role.")
     engine: str | None = Field(default=None, description="Where the counts ran; None: in memory.")
+    reason: str | None = Field(
+        default=None, description="Why inputs read in place gave this number on a sample only."
+    )
 
     @property
     def label(self) -> str:
@@ -68,7 +72,8 @@ class Basis(BaseModel):
         if self.all_rows:
             return "all rows" + (f" (counted in {self.engine})" if self.engine else "")
         parts = [f"{self.rows[r]:,} of {self.available[r]:,} {r} rows" for r in self.rows]
-        return "a seeded sample: " + ", ".join(parts)
+        why = f"; not all rows, as {self.reason}" if self.reason else ""
+        return "a seeded sample: " + ", ".join(parts) + why
 
 
 class SectionResult(BaseModel):

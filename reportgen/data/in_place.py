@@ -1,10 +1,12 @@
 """A report's inputs read where they are: samples drawn in the engine, sources kept for aggregates.
 
 ``report()`` hands each role's ``Source`` to ``read_in_place``, which draws the seeded sample that
-the in-memory sections read (distances, attacks, the one-class network, utility, phik, KS) and
+the in-memory sections read (distances, attacks, the one-class network, utility, phik) and
 keeps the sources, so that the sections that count (row counts, missing shares, the similarity
 matrix, children per parent, key integrity) count every row in the engine
-(``reportgen.data.lake``). Memory is then bounded by the sample, not by the data.
+(``reportgen.data.lake``). Memory is then bounded by the sample, not by the data. The KS
+statistics, which compare roles value by value, are on every row too when one query reads every
+role (``InPlace.ks_statistics``), else on the sample.
 
 Sampling follows ``RelationalData.sample``: a table within ``n_max`` rows is read whole; a dataset
 with foreign keys is sampled by whole entities of its root (the root with the most rows below it),
@@ -15,19 +17,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import pandas as pd
 
 from reportgen.data import lake
 from reportgen.data.relational import TableSample
-from reportgen.data.schema import Schema, Table
-from reportgen.data.sources import Source
+from reportgen.data.schema import ColumnKind, Schema, Table
+from reportgen.data.sources import DuckDBEngine, Source, reaches
 from reportgen.errors import IncompatibleDataError
 
 
 @dataclass
 class InPlace:
-    """The sources of a report's roles, their exact row counts, and how their samples were drawn."""
+    """The sources of a report's roles, their exact row counts, and how their samples were drawn.
+
+    ``sources`` is keyed by role, the training data first (the schema's and the KS reference).
+    """
 
     sources: dict[str, Source]
     rows: dict[str, dict[str, int]]
@@ -48,6 +54,46 @@ class InPlace:
     def describe(self) -> dict[str, str]:
         """Per role, where its data was read (for the run page: an auditor sees the inputs)."""
         return {role: source.description for role, source in self.sources.items()}
+
+    @cached_property
+    def host(self) -> Source | None:
+        """The first role's source whose engine reads every role's tables in one query, if any.
+
+        Numbers that compare roles row by row on all rows (KS) need every role in one query: files
+        read by DuckDB meet in any DuckDB connection, tables of one database in that database.
+        """
+        sources = list(self.sources.values())
+        return next((h for h in sources if all(reaches(h, s) for s in sources)), None)
+
+    def apart(self) -> str | None:
+        """Why no one query reads every role (None when one does), for the reader of the report."""
+        if self.host is not None:
+            return None
+        places = "; ".join(f"{role}: {source.description}" for role, source in self.sources.items())
+        return f"no one query reads every role ({places})"
+
+    def ks_statistics(
+        self, table: str, kinds: Mapping[str, ColumnKind]
+    ) -> dict[str, dict[str, float | None]] | None:
+        """The KS statistics of ``table`` on every row (``lake.ks_statistics``), or None.
+
+        None when no one query reads every role (``apart`` says why). Files are read by a DuckDB
+        connection of its own, closed after: DuckDB keeps the memory of its sorts (as much as its
+        cap) until its connection closes, and the sections that follow need it. Other roles are
+        read on the host's connection, which stays open.
+        """
+        if self.host is None:
+            return None
+        relations = {role: source.relations[table] for role, source in self.sources.items()}
+        engine = self.host.engine
+        if all(source.files for source in self.sources.values()) and isinstance(engine, DuckDBEngine):
+            engine = DuckDBEngine(memory_limit=engine.memory_limit)
+        joint = Source(engine, relations, None, f"table {table!r} of every role")
+        try:
+            return lake.ks_statistics(joint, kinds)
+        finally:
+            if engine is not self.host.engine:
+                engine.close()
 
 
 def read_in_place(

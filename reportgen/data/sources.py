@@ -92,6 +92,7 @@ class DuckDBEngine(Engine):
     def __init__(self, database: str = ":memory:", *, memory_limit: str = DEFAULT_MEMORY_LIMIT):
         import duckdb
 
+        self.memory_limit = memory_limit
         try:
             self.connection = duckdb.connect(database, read_only=database != ":memory:")
             self.connection.execute(f"SET memory_limit = '{memory_limit}'")
@@ -156,7 +157,9 @@ class SQLAlchemyEngine(Engine):
 class Source:
     """One role's tables where they live: the engine, each table's SQL relation, and the schema.
 
-    ``files`` lists each table's files (for fingerprints of file inputs; empty for databases).
+    ``files`` lists each table's files (for fingerprints of file inputs; empty for databases and
+    DataFrames); the relations of a source with files are table functions (``read_parquet``,
+    ``read_csv``) that any DuckDB connection can run, which ``reaches`` relies on.
     Nothing is read until a query runs; ``reportgen.data.lake`` holds the queries.
     """
 
@@ -207,6 +210,22 @@ class Source:
                 while chunk := handle.read(1 << 20):
                     digest.update(chunk)
         return digest.hexdigest()
+
+
+def reaches(host: Source, other: Source) -> bool:
+    """Whether one query on ``host``'s engine can read ``other``'s tables (to join the roles).
+
+    It can on the same connection; for files, whose relations are DuckDB table functions that any
+    DuckDB connection runs; and between two SQLAlchemy sources on the same database URL. DataFrames
+    and DuckDB database files live in their own connection, and two databases do not meet in SQL.
+    """
+    if host.engine is other.engine:
+        return True
+    if isinstance(host.engine, DuckDBEngine):
+        return isinstance(other.engine, DuckDBEngine) and bool(other.files)
+    if isinstance(host.engine, SQLAlchemyEngine) and isinstance(other.engine, SQLAlchemyEngine):
+        return bool(host.engine.engine.url == other.engine.engine.url)
+    return False
 
 
 def parquet(

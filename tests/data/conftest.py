@@ -143,6 +143,12 @@ def fresh_postgres_url(postgres_url: str) -> str:
     return _create_database(postgres_url)
 
 
+@pytest.fixture
+def second_postgres_url(postgres_url: str) -> str:
+    """Another new, empty database on the session's server (for inputs in two databases)."""
+    return _create_database(postgres_url)
+
+
 def _create_database(server_url: str) -> str:
     """Create a new database on the server of ``server_url`` and return its URL."""
     name = f"reportgen_test_{next(_database_numbers)}"

@@ -15,7 +15,10 @@ from reportgen.binning import bin_counts_in_memory
 from reportgen.data.io import write_folder, write_sql
 from reportgen.data.kinds import to_canonical
 from reportgen.data.links import CountDistribution
-from reportgen.data.validation import SYNTH, TRAIN
+from reportgen.data.relational import RelationalData
+from reportgen.data.schema import ColumnKind as K
+from reportgen.data.schema import Schema, Table
+from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.relational import compute_relational
 from reportgen.metrics.similarity import compute_similarity
 from reportgen.settings import ReportSettings
@@ -60,8 +63,113 @@ def test_similarity_on_parquet_counts_every_row_exactly_as_pandas(tmp_path):
         result = compute_similarity(context).tables[0]
     assert result.basis.all_rows and result.basis.rows == {TRAIN: 20_000, SYNTH: 20_000}
     assert result.basis.engine == "duckdb"
-    assert not result.ks_basis.all_rows and result.ks_basis.rows == {TRAIN: 3_000, SYNTH: 3_000}
+    assert result.ks_basis.all_rows and result.ks_basis.rows == {TRAIN: 20_000, SYNTH: 20_000}
+    assert all(c.ks_noise is None for c in result.column_details if c.ks is not None)
+
+
+KS_KINDS = {"x": K.NUMERIC, "i": K.INTEGER, "d": K.DATETIME, "c": K.CATEGORICAL}
+
+
+def tied(n: int, seed: int, shift: float) -> pd.DataFrame:
+    """Numbers with heavy ties (-0.0 beside 0.0), NaN and infinities; integers and datetimes with gaps."""
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.normal(shift, 1.0, n), 1)  # about 70 distinct values, -0.0 among them
+    x[rng.random(n) < 0.05] = np.nan
+    x[rng.random(n) < 0.02] = np.inf
+    x[rng.random(n) < 0.02] = -np.inf
+    i = pd.array(rng.integers(0, 50 + int(20 * shift), n), dtype="Int64")
+    i[rng.random(n) < 0.05] = pd.NA
+    days = pd.to_timedelta(rng.integers(0, 400, n), unit="D")
+    micros = pd.to_timedelta(rng.integers(0, 3, n), unit="us")  # ties a microsecond apart
+    d = pd.Series(pd.Timestamp("2021-01-01") + days + micros).where(rng.random(n) > 0.05)
+    return pd.DataFrame({"x": x, "i": i, "d": d, "c": rng.choice(["a", "b"], n)})
+
+
+def _rendered(result) -> str:
+    """The similarity page of a result, as HTML text on one line."""
+    from reportgen.render.environment import environment
+    from reportgen.results import RunInfo
+
+    run = RunInfo(
+        title="t", reportgen_version="0", created_at="", seed=0, settings={}, versions={}, has_holdout=True
+    )
+    template = environment().get_template("sections/similarity.html.j2")
+    return " ".join(template.render(result=result, figures={}, run=run, title="Similarity").split())
+
+
+def test_ks_on_parquet_inputs_is_exact_on_every_row_and_equals_the_in_memory_ks(tmp_path):
+    frames = {"train": tied(6_000, 0, 0.0), "holdout": tied(5_000, 1, 0.0), "synth": tied(4_000, 2, 0.3)}
+    for side, frame in frames.items():
+        (tmp_path / side).mkdir()
+        frame.to_parquet(tmp_path / side / "events.parquet", index=False)
+    schema = Schema(events=Table(**KS_KINDS))
+    memory = [{"events": frames[side]} for side in ("train", "holdout", "synth")]
+    in_memory = compute_similarity(prepare_context(*memory, ReportSettings(seed=0), schema=schema))
+    small = ReportSettings(seed=0, n_max_train=500, n_max_test=500, n_max_synth=500)
+    opened = [rg.sources.parquet(tmp_path / side) for side in ("train", "holdout", "synth")]
+    context = prepare_context(*opened, small, schema=schema)
+    in_place = compute_similarity(context)
+    for source in opened:
+        source.close()
+    expected, got = in_memory.tables[0], in_place.tables[0]
+    assert expected.ks_basis.all_rows and expected.ks_basis.engine is None
+    assert got.ks_basis.all_rows and got.ks_basis.engine == "duckdb"
+    assert got.ks_basis.rows == {TRAIN: 6_000, TEST: 5_000, SYNTH: 4_000}
+    numeric = [(a, b) for a, b in zip(expected.column_details, got.column_details, strict=True) if a.ks]
+    assert [a.column for a, _ in numeric] == ["x", "i", "d"]
+    for a, b in numeric:
+        assert b.ks == pytest.approx(a.ks, rel=0, abs=1e-12), a.column
+        assert b.ks_reference == pytest.approx(a.ks_reference, rel=0, abs=1e-12), a.column
+        assert a.ks_noise is not None and b.ks_noise is None
+    assert max(a.ks for a, _ in numeric) > 0.05  # the shifted synthetic data: not a trivial 0
+    page = _rendered(in_place)
+    assert "computed on all rows (counted in duckdb)" in page and page.count(">exact</td>") == 3
+    (said,) = [f.message for f in context.findings if f.code == "read_in_place" and "training" in f.message]
+    assert "similarity matrix and KS statistics count every row" in said
+
+
+@pytest.mark.postgres
+def test_ks_of_roles_in_two_postgres_databases_is_on_the_sample_and_says_why(
+    fresh_postgres_url, second_postgres_url
+):
+    schema = Schema(events=Table(**KS_KINDS))
+    for seed, url in ((0, fresh_postgres_url), (2, second_postgres_url)):
+        write_sql(RelationalData({"events": tied(2_000, seed, 0.3 * seed)}, schema), url)
+    settings = ReportSettings(seed=0, n_max_train=700, n_max_synth=700)
+    with rg.sources.sql(fresh_postgres_url) as train, rg.sources.sql(second_postgres_url) as synth:
+        found = compute_similarity(prepare_context(train, None, synth, settings, schema=schema))
+    result = found.tables[0]
+    assert result.basis.all_rows  # the counts are per role: every row of each database
+    basis = result.ks_basis
+    assert not basis.all_rows and basis.rows == {TRAIN: 700, SYNTH: 700} and basis.engine is None
+    assert basis.reason.startswith("no one query reads every role")
+    assert fresh_postgres_url.rsplit("/", 1)[1] in basis.reason
+    assert second_postgres_url.rsplit("/", 1)[1] in basis.reason
     assert all(c.ks_noise is not None for c in result.column_details if c.ks is not None)
+    page = _rendered(found)
+    assert "computed on a seeded sample: 700 of 2,000 training rows" in page and "not all rows, as" in page
+    assert ">exact</td>" not in page
+
+
+@pytest.mark.postgres
+def test_ks_of_roles_in_one_postgres_database_is_exact_and_equals_the_in_memory_ks(fresh_postgres_url):
+    frames = {"train": tied(3_000, 0, 0.0), "synth": tied(2_000, 2, 0.3)}
+    for side, frame in frames.items():  # two tables of one database
+        write_sql(RelationalData({side: frame}, Schema(**{side: Table(**KS_KINDS)})), fresh_postgres_url)
+    schema = Schema(train=Table(**KS_KINDS))  # the synthetic table is read as the training table
+    memory = [{"train": frames["train"]}, None, {"train": frames["synth"]}]
+    expected = compute_similarity(prepare_context(*memory, ReportSettings(), schema=schema)).tables[0]
+    settings = ReportSettings(seed=0, n_max_train=500, n_max_synth=500)
+    with (
+        rg.sources.sql(fresh_postgres_url, tables=["train"]) as train,
+        rg.sources.sql(fresh_postgres_url, tables=["synth"]) as synth,
+    ):
+        got = compute_similarity(prepare_context(train, None, synth, settings, schema=schema)).tables[0]
+    assert got.ks_basis.all_rows and got.ks_basis.engine == "postgresql"
+    numeric = [(a, b) for a, b in zip(expected.column_details, got.column_details, strict=True) if a.ks]
+    assert len(numeric) == 3
+    for a, b in numeric:
+        assert b.ks == pytest.approx(a.ks, rel=0, abs=1e-12) and b.ks_noise is None, a.column
 
 
 @pytest.mark.postgres
@@ -84,8 +192,13 @@ def test_a_postgres_input_gives_the_numbers_of_the_same_data_as_csv(fresh_postgr
 
 
 def _counted_numbers(context) -> str:
-    """The all-row numbers of a context: similarity matrices, relational counts and integrity."""
-    similarity = compute_similarity(context).model_dump(exclude={"tables": {"__all__": {"basis"}}})
+    """The all-row numbers of a context: similarity matrices, KS, relational counts and integrity.
+
+    Where they were computed is left out: one query cannot read PostgreSQL and CSV together, so
+    there the KS runs in memory on the sample (every row, under the cap), which has a noise level.
+    """
+    where = {"basis": True, "ks_basis": True, "column_details": {"__all__": {"ks_noise"}}}
+    similarity = compute_similarity(context).model_dump(exclude={"tables": {"__all__": where}})
     relational = compute_relational(context).model_dump(exclude={"relations": {"__all__": {"basis"}}})
     return json.dumps([similarity, relational], sort_keys=True, default=str)
 

@@ -176,3 +176,22 @@ def test_postgres_gives_the_counts_of_the_same_data_as_csv(fresh_postgres_url, t
             results.append(lake.bin_counts(source, "events", list(KINDS), bins, pair_bins))
     assert_same_counts(*results)
     assert_same_counts(results[0], bin_counts_in_memory(real, list(KINDS), bins, pair_bins))
+
+
+def test_one_query_reads_files_with_any_duckdb_source_but_not_dataframes_of_two_connections(parquet_table):
+    from reportgen.data.in_place import InPlace
+
+    folder, frame = parquet_table
+    files, more_files = sources.parquet(folder), sources.parquet(folder)
+    memory, more_memory = sources.frames({"events": frame}), sources.frames({"events": frame})
+    both_files = InPlace({"training": files, "synthetic": more_files}, {})
+    assert both_files.host is files and both_files.apart() is None
+    same = both_files.ks_statistics("events", {"x": K.NUMERIC, "d": K.DATETIME})
+    assert same == {"x": {"synthetic": 0.0}, "d": {"synthetic": 0.0}}
+    assert files.columns("events") == list(frame.columns)  # the source stays open: the KS had its own
+    assert InPlace({"training": files, "synthetic": memory}, {}).host is memory  # its connection reads files
+    apart = InPlace({"training": memory, "synthetic": more_memory}, {})
+    assert apart.host is None and apart.ks_statistics("events", {"x": K.NUMERIC}) is None
+    assert apart.apart() == (
+        "no one query reads every role (training: DataFrames in memory; synthetic: DataFrames in memory)"
+    )

@@ -162,3 +162,16 @@ def test_the_shortfall_list_on_the_page_is_sorted_columns_and_pairs_together(rea
     shortfalls = [float(v) for v in re.findall(r'<td class="num[^"]*">(-?[0-9.]+)</td></tr>', rows)]
     assert len(shortfalls) == len(result.worst_columns) + len(result.worst_pairs) > 2
     assert shortfalls == sorted(shortfalls, reverse=True)
+
+
+def test_the_ks_statistic_is_scipys_on_ties_at_exact_and_asymptotic_sizes():
+    from scipy.stats import ks_2samp
+
+    from reportgen.metrics.similarity import ks_statistic
+
+    rng = np.random.default_rng(4)
+    for n, m in ((1, 1), (7, 5), (300, 2_000), (12_000, 15_000)):  # scipy is exact up to 10,000
+        x, y = np.round(rng.normal(size=n), 1), np.round(rng.normal(0.2, size=m), 1)
+        assert ks_statistic(x, y) == pytest.approx(ks_2samp(x, y).statistic, rel=1e-15, abs=0)
+    assert ks_statistic(np.array([0.0, 1.0]), np.array([0.0, 1.0])) == 0.0
+    assert ks_statistic(np.array([0.0, 0.0]), np.array([1.0])) == 1.0
