@@ -53,7 +53,7 @@ from reportgen.disclosure import Disclosure
 from reportgen.metrics import utility_models
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed
 from reportgen.metrics.targets import Task, task_of
-from reportgen.metrics.utility_models import Family, UndefinedScore
+from reportgen.metrics.utility_models import Family, Features, UndefinedScore
 from reportgen.results import SectionResult
 
 HOLDOUT_SHARE = 0.3
@@ -374,7 +374,10 @@ def _fit_all(
             {c: ctx.table(name).schema.kinds[c] for c in fit.x.columns}, ctx.settings.max_categories
         )
         matrices[key] = (prep.fit_transform(fit.x), prep.transform(scored.x))
-    single = {key: (a.astype(np.float32), b.astype(np.float32)) for key, (a, b) in matrices.items()}
+    forms = {
+        key: (utility_models.in_forms(a, "csc"), utility_models.in_forms(b, "csr"))
+        for key, (a, b) in matrices.items()
+    }
     jobs = [
         _Job(i, key, ctx.seed_for(f"utility:{name}:{family.name}"))
         for i, family in enumerate(families)
@@ -390,9 +393,9 @@ def _fit_all(
                 families[job.family],
                 task,
                 job.seed,
-                (single if families[job.family].float32 else matrices)[job.comparison][0],
+                forms[job.comparison][0][families[job.family].features],
                 comparisons[job.comparison][0].y,
-                (single if families[job.family].float32 else matrices)[job.comparison][1],
+                forms[job.comparison][1][families[job.family].features],
                 comparisons[job.comparison][1].y,
             )
             for job in jobs
@@ -415,7 +418,7 @@ def _one_at_a_time(model: Any) -> AbstractContextManager[Any]:
 
 
 def _fit_and_score(
-    family: Family, task: Task, seed: int, x_fit: np.ndarray, y_fit: np.ndarray, x: np.ndarray, y: np.ndarray
+    family: Family, task: Task, seed: int, x_fit: Features, y_fit: np.ndarray, x: Features, y: np.ndarray
 ) -> _Outcome:
     model = family.make(task, seed)
     try:
