@@ -5,6 +5,8 @@ from itertools import permutations
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.linear_model import BayesianRidge
+from sklearn.naive_bayes import GaussianNB
 
 import reportgen as rg
 from reportgen.api import prepare_context
@@ -294,15 +296,45 @@ def test_without_a_holdout_the_training_rows_are_split_70_30(data, few_models):
     train, _, synth = data
     table = utility(train[:2000], None, synth[:2000]).tables[0]
     assert table.holdout == "split"
-    assert table.rows == {"training": 1400, "holdout": 600, "synthetic": 2000}
+    # R learns from as many of the other 1,400 training rows as S from half the synthetic rows
+    assert table.rows == {"training": 1000, "holdout": 600, "synthetic": 2000} and table.fit_rows == 1000
     assert abs(table.tstr - table.real_baseline) < 0.03
 
 
 def test_rows_are_capped_by_n_max_utility(data, few_models):
+    """Each model learns from at most n_max rows and is scored on at most n_max rows."""
     train, test, synth = data
     result = utility(train, test, synth, n_max_utility=800)
     assert result.n_max == 800
-    assert result.tables[0].rows == {"training": 800, "holdout": 800, "synthetic": 800}
+    assert result.tables[0].rows == {"training": 800, "holdout": 800, "synthetic": 1600}
+    assert result.tables[0].fit_rows == 800
+
+
+def test_every_model_learns_from_as_many_rows_and_s_and_tstr_share_one_fit(data, monkeypatch):
+    """R learns from as many real rows as S and TSTR from the first synthetic half, fitted once."""
+    fitted = []
+
+    class Recorded(GaussianNB):
+        def fit(self, x, y, sample_weight=None):
+            fitted.append(len(y))
+            return super().fit(x, y, sample_weight)
+
+    family = utility_models.Family("Recorded", lambda s: Recorded(), lambda s: BayesianRidge())
+    monkeypatch.setattr(utility_models, "FAMILIES", (family,))
+    train, test, synth = data
+    table = utility(train.iloc[:1500], test, synth.iloc[:2400]).tables[0]
+    assert fitted == [1200, 1200]  # real rows and the synthetic half: two fits, not three
+    assert table.fit_rows == 1200
+    assert table.rows == {"training": 1200, "holdout": 3000, "synthetic": 2400}
+    assert None not in (table.models[0].real, table.models[0].synthetic, table.models[0].tstr)
+
+
+def test_a_synthetic_half_too_small_to_train_on_leaves_r_every_real_row(data, few_models):
+    train, test, synth = data
+    table = utility(train.iloc[:500], test.iloc[:500], synth.iloc[:15]).tables[0]
+    assert table.rows["training"] == 500
+    assert all(m.real is not None and m.synthetic is None and m.tstr is None for m in table.models)
+    assert any("too few rows to train on (7 in the first synthetic half" in m for m in table.messages)
 
 
 def test_the_same_seed_gives_the_same_numbers(data, few_models):
@@ -330,7 +362,8 @@ def test_the_report_shows_the_section_with_its_figure(tmp_path, only_utility):
     assert isinstance(section, UtilityResult) and section.status == "ok"
     html = (tmp_path / "r.html").read_text()
     assert "Utility: models trained on synthetic data" in html
-    assert "Synthetic ranking agreement" in html and "at most 500 per role" in html
+    assert "Synthetic ranking agreement" in html
+    assert "model learns from 300 rows, real or synthetic, and is scored on at most 500" in html
     assert 'alt="Model rankings and scores for y"' in html
     loaded = rg.ReportResults.load(tmp_path / "r.json")
     assert loaded.sections["utility"] == section
@@ -353,7 +386,7 @@ def test_the_command_line_takes_a_target(tmp_path, few_models, only_utility):
     )  # only utility ran: privacy bar fails closed
     assert main([*args, "--target", "y", "--n-max-utility", "300", "--allow-not-evaluated"]) == 0
     table = rg.ReportResults.load(tmp_path / "r.json").sections["utility"].tables[0]
-    assert (table.table, table.target, table.rows["training"]) == ("people", "y", 300)
+    assert (table.table, table.target, table.rows["holdout"]) == ("people", "y", 300)
     assert main([*args, "--target", "people=nope"]) == 2
 
 
