@@ -27,8 +27,8 @@ Choices, stated in the report:
   and TSTR, the real baseline and SRA of five generators move by at most 1.4 seed-to-seed standard
   deviations (three seeds; the real baseline by 0.0006, TSTR by at most 0.003 except the
   independent-marginals generator's, which is at chance either way;
-  ``benchmarks/bench_utility.py --against``). When half the synthetic rows are too few to train
-  on, ``R_i`` keeps every real row (``S_i`` and ``TSTR_i`` are then marked).
+  ``benchmarks/bench_utility.py --against``). When either side has too few rows to train on, the
+  other keeps all of its own (half of ``S``, or all of ``T``) and the short side's models are marked.
 - Rows whose target is missing are left out; ``T`` and ``H`` are then capped at ``n_max_utility``
   rows and ``S`` at twice that (uniform, seeded), so that no model learns from or is scored on more
   than ``n_max_utility`` rows. The synthetic halves are a seeded random split (the second half takes
@@ -311,15 +311,16 @@ def _training_sides(
     Every model learns from the same number of rows, ``min(|T|, |S| / 2)``: the half of the synthetic
     rows, and as many real training rows (seeded samples), so that R, S and TSTR differ in where
     the rows come from and not in how many there are. The other half (at most ``n_max_utility``
-    rows) scores S. When half the synthetic rows are too few to train on, R keeps every real row
-    (S and TSTR are then marked).
+    rows) scores S. When either side has too few rows to train on, the other keeps all of its own
+    (half the synthetic rows, or every real row) and the short side's models are marked.
     """
     half = len(synth) // 2
-    n_fit = min(len(real), half) if half >= MIN_ROWS else half
+    equal = min(len(real), half) >= MIN_ROWS
+    n_fit = min(len(real), half) if equal else half
     order = ctx.rng(f"utility-halves:{name}").permutation(len(synth))
     rest = order[n_fit : n_fit + ctx.settings.n_max_utility]
     synth_a, synth_b = synth.iloc[np.sort(order[:n_fit])], synth.iloc[np.sort(rest)]
-    real_fit = _capped(real, n_fit, ctx.rng(f"utility-fit:{name}")) if half >= MIN_ROWS else real
+    real_fit = _capped(real, n_fit, ctx.rng(f"utility-fit:{name}")) if equal else real
     return real_fit, synth_a, synth_b
 
 

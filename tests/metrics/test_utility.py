@@ -329,12 +329,15 @@ def test_every_model_learns_from_as_many_rows_and_s_and_tstr_share_one_fit(data,
     assert None not in (table.models[0].real, table.models[0].synthetic, table.models[0].tstr)
 
 
-def test_a_synthetic_half_too_small_to_train_on_leaves_r_every_real_row(data, few_models):
+def test_a_side_too_small_to_train_on_leaves_the_other_all_of_its_rows(data, few_models):
     train, test, synth = data
     table = utility(train.iloc[:500], test.iloc[:500], synth.iloc[:15]).tables[0]
     assert table.rows["training"] == 500
     assert all(m.real is not None and m.synthetic is None and m.tstr is None for m in table.models)
     assert any("too few rows to train on (7 in the first synthetic half" in m for m in table.messages)
+    table = utility(train.iloc[:8], test.iloc[:500], synth.iloc[:600]).tables[0]
+    assert table.fit_rows == 300 and table.rows["synthetic"] == 600
+    assert all(m.real is None and m.synthetic is not None and m.tstr is not None for m in table.models)
 
 
 def test_the_same_seed_gives_the_same_numbers(data, few_models):
