@@ -21,8 +21,10 @@ _SECTIONS = ("univ", "biv", "knn", "phik")
 # n_max_train: by default phik sees every sampled row, and the cap bounds the cost when that is raised.
 N_MAX_PHIK = 50_000
 
-# Rows per role for the utility section's models (TSTR, SRA). Its cost is 36 model fits (12 families,
-# three comparisons) that grow with the rows; see benchmarks/bench_utility.py for the adult figures.
+# Rows each utility model (TSTR, SRA) learns from and is scored on, at most: real training and holdout
+# rows are capped at this, synthetic rows at twice this (a half to learn from, a half to score S on).
+# Its cost is 24 model fits (12 families, on real and on synthetic rows) that grow with the rows; see
+# benchmarks/bench_utility.py for the adult figures.
 N_MAX_UTILITY = 20_000
 
 # Levels a categorical column keeps in the distance space and in Gower similarity (and so in the

@@ -364,7 +364,8 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"AdamW (weight decay 10{MINUS}{round(-math.log10(config.weight_decay))}) on "
         f"{1 - config.validation_share:.0%} of the rows",
         f"closer to 0 than {one_class.CENTRE_EPS} moved to ±{one_class.CENTRE_EPS}",
-        f"relative 10{MINUS}{round(-math.log10(one_class.MIN_IMPROVEMENT))} for as many epochs as the patience",
+        f"than 10{MINUS}{round(-math.log10(one_class.MIN_IMPROVEMENT))} of its first value after the warm-up for as "
+        "many epochs as the patience",
         f"at most {utility.MAX_CLASSES} classes",
         f"at least {metrics_alpha_beta.MIN_TRAINING_ROWS} training rows (for the 80/20 split) and "
         f"{metrics_alpha_beta.MIN_GENERATED_ROWS} synthetic rows",

@@ -7,6 +7,8 @@ import torch
 
 from reportgen.api import prepare_context
 from reportgen.data.schema import ColumnKind
+from reportgen.data.validation import TRAIN
+from reportgen.demo import demo_data
 from reportgen.metrics.alpha_beta import AlphaBetaResult, compute_alpha_beta
 from reportgen.privacy.alpha_beta import (
     LEVELS,
@@ -125,6 +127,24 @@ def test_the_network_is_as_specified_and_early_stopping_keeps_the_best_epoch():
     kept = t.validation_loss[t.best_epoch - 1]
     assert kept == min(t.validation_loss[t.warm_up_epochs - 1 :])
     assert embedding.transform(x).shape == (500, 25)
+
+
+def test_early_stopping_ends_an_objective_driven_to_zero_and_lets_a_falling_one_train():
+    """Progress is measured against the first objective after the warm-up, not the best so far.
+
+    Constant rows: the network maps them onto the centre and the objective shrinks by a share per
+    epoch towards 0, which a rule relative to the best so far never calls a plateau (it ran all 200
+    epochs); here it stops soon after the objective is negligible. The demo's 4,000 adult rows: the
+    objective still falls, and training runs to the epoch cap.
+    """
+    easy = fit_one_class(np.ones((1000, 3), np.float32), np.random.default_rng(0)).training
+    first = easy.validation_loss[easy.warm_up_epochs - 1]
+    assert easy.epochs < 60 and easy.best_epoch == easy.epochs - easy.patience
+    assert easy.validation_loss[easy.best_epoch - 1] < 1e-3 * first
+    train, _, _ = demo_data()
+    rows = prepare_context(train, None, train.iloc[:100], ReportSettings()).table("table").embedded(TRAIN)
+    hard = fit_one_class(rows, np.random.default_rng(0), OneClassConfig(max_epochs=120)).training
+    assert hard.epochs == hard.best_epoch == 120
 
 
 # -- exact oracles of the metric computations (identity embedding) ------------------------------------

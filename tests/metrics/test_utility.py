@@ -5,6 +5,8 @@ from itertools import permutations
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.linear_model import BayesianRidge
+from sklearn.naive_bayes import GaussianNB
 
 import reportgen as rg
 from reportgen.api import prepare_context
@@ -294,15 +296,48 @@ def test_without_a_holdout_the_training_rows_are_split_70_30(data, few_models):
     train, _, synth = data
     table = utility(train[:2000], None, synth[:2000]).tables[0]
     assert table.holdout == "split"
-    assert table.rows == {"training": 1400, "holdout": 600, "synthetic": 2000}
+    # R learns from as many of the other 1,400 training rows as S from half the synthetic rows
+    assert table.rows == {"training": 1000, "holdout": 600, "synthetic": 2000} and table.fit_rows == 1000
     assert abs(table.tstr - table.real_baseline) < 0.03
 
 
 def test_rows_are_capped_by_n_max_utility(data, few_models):
+    """Each model learns from at most n_max rows and is scored on at most n_max rows."""
     train, test, synth = data
     result = utility(train, test, synth, n_max_utility=800)
     assert result.n_max == 800
-    assert result.tables[0].rows == {"training": 800, "holdout": 800, "synthetic": 800}
+    assert result.tables[0].rows == {"training": 800, "holdout": 800, "synthetic": 1600}
+    assert result.tables[0].fit_rows == 800
+
+
+def test_every_model_learns_from_as_many_rows_and_s_and_tstr_share_one_fit(data, monkeypatch):
+    """R learns from as many real rows as S and TSTR from the first synthetic half, fitted once."""
+    fitted = []
+
+    class Recorded(GaussianNB):
+        def fit(self, x, y, sample_weight=None):
+            fitted.append(len(y))
+            return super().fit(x, y, sample_weight)
+
+    family = utility_models.Family("Recorded", lambda s: Recorded(), lambda s: BayesianRidge())
+    monkeypatch.setattr(utility_models, "FAMILIES", (family,))
+    train, test, synth = data
+    table = utility(train.iloc[:1500], test, synth.iloc[:2400]).tables[0]
+    assert fitted == [1200, 1200]  # real rows and the synthetic half: two fits, not three
+    assert table.fit_rows == 1200
+    assert table.rows == {"training": 1200, "holdout": 3000, "synthetic": 2400}
+    assert None not in (table.models[0].real, table.models[0].synthetic, table.models[0].tstr)
+
+
+def test_a_side_too_small_to_train_on_leaves_the_other_all_of_its_rows(data, few_models):
+    train, test, synth = data
+    table = utility(train.iloc[:500], test.iloc[:500], synth.iloc[:15]).tables[0]
+    assert table.rows["training"] == 500
+    assert all(m.real is not None and m.synthetic is None and m.tstr is None for m in table.models)
+    assert any("too few rows to train on (7 in the first synthetic half" in m for m in table.messages)
+    table = utility(train.iloc[:8], test.iloc[:500], synth.iloc[:600]).tables[0]
+    assert table.fit_rows == 300 and table.rows["synthetic"] == 600
+    assert all(m.real is None and m.synthetic is not None and m.tstr is not None for m in table.models)
 
 
 def test_the_same_seed_gives_the_same_numbers(data, few_models):
@@ -330,7 +365,8 @@ def test_the_report_shows_the_section_with_its_figure(tmp_path, only_utility):
     assert isinstance(section, UtilityResult) and section.status == "ok"
     html = (tmp_path / "r.html").read_text()
     assert "Utility: models trained on synthetic data" in html
-    assert "Synthetic ranking agreement" in html and "at most 500 per role" in html
+    assert "Synthetic ranking agreement" in html
+    assert "model learns from 300 rows, real or synthetic, and is scored on at most 500" in html
     assert 'alt="Model rankings and scores for y"' in html
     loaded = rg.ReportResults.load(tmp_path / "r.json")
     assert loaded.sections["utility"] == section
@@ -353,7 +389,7 @@ def test_the_command_line_takes_a_target(tmp_path, few_models, only_utility):
     )  # only utility ran: privacy bar fails closed
     assert main([*args, "--target", "y", "--n-max-utility", "300", "--allow-not-evaluated"]) == 0
     table = rg.ReportResults.load(tmp_path / "r.json").sections["utility"].tables[0]
-    assert (table.table, table.target, table.rows["training"]) == ("people", "y", 300)
+    assert (table.table, table.target, table.rows["holdout"]) == ("people", "y", 300)
     assert main([*args, "--target", "people=nope"]) == 2
 
 
@@ -410,10 +446,12 @@ def test_a_near_unique_column_is_not_a_feature(few_models):
     assert result.tables[0].features == ["x1", "x2", "x3", "city"]
 
 
-@pytest.mark.parametrize("family", [f for f in utility_models.FAMILIES if f.float32], ids=lambda f: f.name)
+@pytest.mark.parametrize(
+    "family", [f for f in utility_models.FAMILIES if f.features != "float64"], ids=lambda f: f.name
+)
 @pytest.mark.parametrize("task", ["classification", "regression"])
-def test_tree_families_give_the_same_numbers_on_float32_features(family, task):
-    """The families given float32 features (as their trees use them) predict exactly as on float64."""
+def test_tree_families_give_the_same_numbers_in_the_form_they_are_given(family, task):
+    """Families fitted on float32 or sparse features (as FEATURE_FORMS says) predict exactly as on float64."""
     rng = np.random.default_rng(5)
     frame = people(600, rng)
     kinds = {c: KINDS[c] for c in ("x1", "x2", "x3", "city")}
@@ -421,10 +459,13 @@ def test_tree_families_give_the_same_numbers_on_float32_features(family, task):
     x = prep.fit_transform(utility_models.feature_frame(frame, kinds))
     y = frame["y"].to_numpy(dtype=object) if task == "classification" else frame["x1"].to_numpy() * 2
     fit, scored = slice(0, 400), slice(400, None)
+    forms = {"float64": (x[fit], x[scored])}
+    forms[family.features] = (
+        utility_models.in_forms(x[fit], "csc")[family.features],
+        utility_models.in_forms(x[scored], "csr")[family.features],
+    )
     scores = [
-        utility_models.score(
-            family.make(task, 3).fit(x[fit].astype(dtype), y[fit]), x[scored].astype(dtype), y[scored], task
-        )
-        for dtype in (np.float64, np.float32)
+        utility_models.score(family.make(task, 3).fit(a, y[fit]), b, y[scored], task)
+        for a, b in forms.values()
     ]
-    assert scores[0] == scores[1]
+    assert len(scores) == 2 and scores[0] == scores[1]
