@@ -134,7 +134,9 @@ def test_the_page_shows_the_headlines_the_figure_and_the_self_test(small_result)
     assert fmt_num(result.auc.value, 3) in section and fmt_pct(result.tpr_at_1pct_fpr.value, 2) in section
     assert f"{fmt_num(result.epsilon_lower.value, 2)}</td>" in section
     assert section.count('<img src="data:image/svg+xml;base64,') == len(result.tables)
-    assert section.count("most outlying") == len(result.tables)  # one row per kind of plant, a column per share
+    assert section.count("most outlying") == len(
+        result.tables
+    )  # one row per kind of plant, a column per share
     for plant in result.tables[0].stats.self_test.plants:
         assert fmt_pct(plant.tpr_at_1pct_fpr, 2) in section
 
