@@ -143,13 +143,15 @@ def _all_pairs(table: TableSimilarity) -> list[PairSimilarity]:
     ]
 
 
+def shortfall(similarity: float, reference: float | None) -> float:
+    """How far a similarity falls below its reference (below 1 without a holdout): the worst-first ranking."""
+    return (1.0 if reference is None else reference) - similarity
+
+
 def _worst(items: Iterable[Shortfall]) -> list[Shortfall]:
     """The ``N_WORST`` items furthest below their reference (below 1 when there is none)."""
     scored = [
-        item.model_copy(
-            update={"shortfall": (1.0 if item.reference is None else item.reference) - item.similarity}
-        )
-        for item in items
+        item.model_copy(update={"shortfall": shortfall(item.similarity, item.reference)}) for item in items
     ]
     ranked = sorted(scored, key=lambda x: (-x.shortfall, x.table, x.a, x.b or ""))
     return [item for item in ranked[:N_WORST] if item.shortfall > 0]

@@ -14,6 +14,7 @@ import numpy as np
 
 from reportgen.metrics.correlation import TableCorrelation
 from reportgen.metrics.overview import ColumnSummary
+from reportgen.metrics.similarity import shortfall
 
 FIGURES_SHOWN = 12  # distribution figures of one table: three rows of four, about two thirds of a page
 ROWS_SHOWN = 12  # rows of a per-column list of one table
@@ -34,17 +35,12 @@ class Scored(Protocol):
     reference: float | None
 
 
-def shortfall(item: Scored) -> float:
-    """How far the column falls below its reference (below 1 without a holdout): the ranking of cuts."""
-    return (1.0 if item.reference is None else item.reference) - item.similarity
-
-
 def worst_shown(items: Sequence[Scored], limit: int = FIGURES_SHOWN) -> list[int]:
     """Positions of the ``limit`` items with the largest shortfall, in their original order.
 
     Ties go to the earlier position, so the same results always show the same columns.
     """
-    ranked = sorted(range(len(items)), key=lambda i: (-shortfall(items[i]), i))
+    ranked = sorted(range(len(items)), key=lambda i: (-shortfall(items[i].similarity, items[i].reference), i))
     return sorted(ranked[:limit])
 
 
@@ -65,7 +61,8 @@ def heatmap_columns(table: TableCorrelation, limit: int = HEATMAP_COLUMNS) -> li
 
 def left_out(items: Sequence[Scored], shown: Sequence[int]) -> dict[str, float | int] | None:
     """What a cut list leaves out: how many columns and the range of their similarities."""
-    rest = [items[i].similarity for i in range(len(items)) if i not in set(shown)]
+    kept = set(shown)
+    rest = [item.similarity for i, item in enumerate(items) if i not in kept]
     if not rest:
         return None
     return {"count": len(rest), "lowest": min(rest), "highest": max(rest)}
