@@ -80,8 +80,8 @@ class EvaluationContext:
         """On which rows of ``table`` a number is computed, per role.
 
         ``counted``: a count-based number (``PreparedTable.bin_counts``, children per parent, key
-        integrity), which covers every row when the inputs were read in place; otherwise a number
-        computed on the rows in memory, the sample.
+        integrity), which covers every row, in the engine when the inputs were read in place, else
+        in memory; otherwise a number computed on the sample.
         """
         available, used = {}, {}
         for role in self.roles:
@@ -90,7 +90,7 @@ class EvaluationContext:
             available[role] = (
                 self.in_place.rows[role][table] if self.in_place else len(self.full_data(role)[table])
             )
-            used[role] = available[role] if counted and self.in_place else len(sample[table])
+            used[role] = available[role] if counted else len(sample[table])
         engine = self.in_place.engines[TRAIN] if counted and self.in_place else None
         return Basis(all_rows=used == available, rows=used, available=available, engine=engine)
 
@@ -209,8 +209,9 @@ class PreparedTable:
     def bin_counts(self, role: str, columns: list[str]) -> BinCounts:
         """Rows per bin of ``columns`` and per cell of their pairs, for a role (computed once).
 
-        On every row in the engine when the inputs were read in place (``context.in_place``), else
-        on the role's rows in memory (the sample): the same bins, the same cells.
+        On every row: in the engine when the inputs were read in place (``context.in_place``), else
+        in memory (``counted_frame``). The bins are fitted on the sample either way: the same bins,
+        the same cells, whatever form the data came in.
         """
         key = f"bin_counts:{role}:" + "\x00".join(columns)
         return self.shared(key, lambda: self._bin_counts(role, columns))
@@ -220,18 +221,10 @@ class PreparedTable:
         if in_place is not None:
             source = in_place.sources[role]
             return lake.bin_counts(source, self.name, columns, self.bins, self.pair_bins)
-        frame = self.frame(role)
+        frame = self.counted_frame(role)
         if frame is None:
             raise KeyError(f"no {role} data")
         return bin_counts_in_memory(frame, columns, self.bins, self.pair_bins)
-
-    def counted_rows(self, role: str) -> int:
-        """The rows that ``bin_counts`` counts for a role: all of them in place, else the sample's."""
-        in_place = self.context.in_place
-        if in_place is not None:
-            return in_place.rows[role][self.name]
-        frame = self.frame(role)
-        return 0 if frame is None else len(frame)
 
     def codes(self, role: str, *, pairs: bool = False) -> dict[str, np.ndarray]:
         """Bin codes of every compared column for a role (computed once, then shared)."""
@@ -293,14 +286,40 @@ class PreparedTable:
         """The compared columns of this table for a role, in canonical dtypes (None: no holdout)."""
         return self._frames.get(role)
 
+    def counted_frame(self, role: str) -> pd.DataFrame | None:
+        """``frame`` of every row in memory, before the sampling caps: what the counts count.
+
+        The sample's frame itself when the caps kept every row. (Inputs read in place are counted
+        in their engine instead; their rows in memory are the sample.)
+        """
+        return self._counted_frames.get(role)
+
     @cached_property
     def _frames(self) -> dict[str, pd.DataFrame]:
+        return self._canonical(full=False)
+
+    @cached_property
+    def _counted_frames(self) -> dict[str, pd.DataFrame]:
+        if self.context.in_place is not None:
+            return self._frames
+        full = self._canonical(full=True, unless_same_as=self._frames)
+        return {role: full.get(role, frame) for role, frame in self._frames.items()}
+
+    def _canonical(
+        self, *, full: bool, unless_same_as: Mapping[str, pd.DataFrame] | None = None
+    ) -> dict[str, pd.DataFrame]:
+        """The compared columns of each role's sample (or full data) in canonical dtypes.
+
+        With ``unless_same_as``, a role whose full table is its sample is left out (no copy made).
+        """
         frames = {}
         for role in (TRAIN, TEST, SYNTH):
-            data = self.context.role_data(role)
+            data = self.context.role_data(role, full=full)
             if data is None:
                 continue
             source = data[self.name]
+            if unless_same_as is not None and len(source) == len(unless_same_as[role]):
+                continue
             frames[role] = pd.DataFrame(
                 {
                     c: to_canonical(

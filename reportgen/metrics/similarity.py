@@ -15,6 +15,7 @@ from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 from pydantic import BaseModel, Field
 
 from reportgen.binning import BinCounts, as_numbers, shares, tvd
@@ -241,8 +242,9 @@ def _ks_by_column(prep: PreparedTable, columns: list[str]) -> tuple[dict[str, _K
     """The KS statistics of ``columns`` (numbers and datetimes) and the rows they were computed on.
 
     On every row, in the engine, when the inputs were read in place and one query reads every
-    role (``InPlace.ks_statistics``): exact, so without a noise level. Otherwise on the rows in memory (the
-    sample), with the noise level at their sizes; inputs read in place then say why in the basis.
+    role (``InPlace.ks_statistics``): exact, so without a noise level. In memory on every row too
+    (``PreparedTable.counted_frame``), with the noise level at their sizes. Inputs read in place
+    whose roles no one query reads fall back to the sample, and the basis says why.
     """
     context = prep.context
     kinds = {c: prep.bins[c].kind for c in columns}
@@ -250,26 +252,33 @@ def _ks_by_column(prep: PreparedTable, columns: list[str]) -> tuple[dict[str, _K
     if found is not None:
         exact = {c: _KS(found[c][SYNTH], found[c].get(TEST), None) for c in columns}
         return exact, context.basis(prep.name, counted=True)
-    has_test = TEST in context.roles
-    sampled = {
-        c: _KS(_ks(prep, c, SYNTH), _ks(prep, c, TEST) if has_test else None, _ks_noise(prep, c))
+    frames = {
+        role: frame
+        for role in context.roles
+        if (frame := prep.frame(role) if context.in_place else prep.counted_frame(role)) is not None
+    }
+    numbers = {role: {c: _present_numbers(frames[role], c) for c in columns} for role in frames}
+    has_test = TEST in frames
+    computed = {
+        c: _KS(
+            _ks(numbers[TRAIN][c], numbers[SYNTH][c]),
+            _ks(numbers[TRAIN][c], numbers[TEST][c]) if has_test else None,
+            _ks_noise(len(numbers[TRAIN][c]), len(numbers[SYNTH][c])),
+        )
         for c in columns
     }
-    basis = context.basis(prep.name, counted=False)
+    basis = context.basis(prep.name, counted=context.in_place is None)
     if context.in_place is not None and not basis.all_rows:
         basis = basis.model_copy(update={"reason": context.in_place.apart()})
-    return sampled, basis
+    return computed, basis
 
 
-def _present_numbers(prep: PreparedTable, role: str, column: str) -> np.ndarray:
-    frame = prep.frame(role)
-    assert frame is not None
+def _present_numbers(frame: pd.DataFrame, column: str) -> np.ndarray:
     x = as_numbers(frame[column])
     return x[~np.isnan(x)]
 
 
-def _ks(prep: PreparedTable, column: str, role: str) -> float | None:
-    x, y = _present_numbers(prep, TRAIN, column), _present_numbers(prep, role, column)
+def _ks(x: np.ndarray, y: np.ndarray) -> float | None:
     return ks_statistic(x, y) if len(x) and len(y) else None
 
 
@@ -288,9 +297,8 @@ def ks_statistic(x: np.ndarray, y: np.ndarray) -> float:
     return int(gap) / (len(x) * len(y))
 
 
-def _ks_noise(prep: PreparedTable, column: str) -> float | None:
+def _ks_noise(n: int, m: int) -> float | None:
     """The 5% critical KS value at the sizes compared (training and synthetic present values)."""
-    n, m = len(_present_numbers(prep, TRAIN, column)), len(_present_numbers(prep, SYNTH, column))
     return None if n == 0 or m == 0 else KS_CRITICAL * float(np.sqrt((n + m) / (n * m)))
 
 

@@ -175,3 +175,29 @@ def test_the_ks_statistic_is_scipys_on_ties_at_exact_and_asymptotic_sizes():
         assert ks_statistic(x, y) == pytest.approx(ks_2samp(x, y).statistic, rel=1e-15, abs=0)
     assert ks_statistic(np.array([0.0, 1.0]), np.array([0.0, 1.0])) == 0.0
     assert ks_statistic(np.array([0.0, 0.0]), np.array([1.0])) == 1.0
+
+
+def test_dataframes_beyond_the_caps_are_counted_on_every_row_as_inputs_read_in_place_are():
+    # 60,000 rows per side, caps of 1,000: a sample's shares would miss the exact 0.5 / 0.7 split
+    # by about 0.02; counted on every row, the similarity is exactly 1 - |0.5 - 0.7| = 0.8.
+    n = 60_000
+    rng = np.random.default_rng(0)
+    train = pd.DataFrame({"colour": np.repeat(["red", "blue"], n // 2), "x": rng.normal(size=n)})
+    synth = pd.DataFrame(
+        {"colour": np.repeat(["red", "blue"], [7 * n // 10, 3 * n // 10]), "x": rng.normal(size=n)}
+    )
+    settings = ReportSettings(n_max_train=1_000, n_max_synth=1_000)
+    ctx = prepare_context(
+        train.sample(frac=1, random_state=1), None, synth.sample(frac=1, random_state=2), settings
+    )
+    assert len(ctx.train["table"]) == 1_000  # the sections that need rows see the sample
+    table = compute_similarity(ctx).tables[0]
+    colour = next(c for c in table.column_details if c.column == "colour")
+    assert colour.similarity == pytest.approx(0.8, abs=1e-12)
+    assert table.basis.all_rows and table.basis.rows == {"training": n, "synthetic": n}
+    assert table.basis.label == "all rows"
+    x = next(c for c in table.column_details if c.column == "x")  # the KS counts every row too
+    from reportgen.metrics.similarity import ks_statistic
+
+    expected = ks_statistic(train["x"].to_numpy(float), synth["x"].to_numpy(float))
+    assert x.ks == expected and table.ks_basis is not None and table.ks_basis.all_rows
