@@ -8,9 +8,11 @@ matrix, children per parent, key integrity) count every row in the engine
 statistics, which compare roles value by value, are on every row too when one query reads every
 role (``InPlace.ks_statistics``), else on the sample.
 
-Sampling follows ``RelationalData.sample``: a table within ``n_max`` rows is read whole; a dataset
-with foreign keys is sampled by whole entities of its root (the root with the most rows below it),
-each with all of its rows below it; tables outside that hierarchy get a uniform seeded sample.
+Sampling follows ``RelationalData.sample`` (``reportgen.data.lake_sample`` gives the rules as the
+engine applies them): a table within ``n_max`` rows is read whole; a dataset with foreign keys is
+sampled by whole entities of its root, the tables outside its hierarchy keep the rows that sampled
+rows refer to, and when one entity holds most rows, rows are drawn where they are instead; either
+way the sample is referentially closed. Without foreign keys, each table gets a uniform seeded sample.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from functools import cached_property
 
 import pandas as pd
 
-from reportgen.data import lake
+from reportgen.data import lake, lake_sample
 from reportgen.data.relational import TableSample
 from reportgen.data.schema import ColumnKind, Schema, Table
 from reportgen.data.sources import DuckDBEngine, Source, reaches
@@ -134,33 +136,19 @@ def _named_like(reference: Source, source: Source, role: str) -> Source:
 def _sample(
     source: Source, schema: Schema | None, rows: dict[str, int], n_max: int, seed: int
 ) -> tuple[dict[str, pd.DataFrame], dict[str, TableSample]]:
-    """One role's sample: whole entities of the root when there are keys, else uniform rows."""
+    """One role's sample: by ``lake_sample`` when there are foreign keys, else uniform rows."""
     keys = schema if schema is not None else Schema({t: Table() for t in source.relations})
     keys = keys.subset([t for t in keys if t in source.relations])
     if all(n <= n_max for n in rows.values()):
         frames = {t: lake.sample_rows(source, t, n_max, seed) for t in keys}
         return _tidy(frames), _record(frames, rows, {t: "all rows" for t in frames})
-    frames, methods = {}, {}
-    root = _root(keys, rows) if keys.relations else None
-    if root is not None:
-        frames = lake.entity_sample(source, keys, root, n_max, seed)
-        how = f"whole entities of {root!r} (each with all its rows below it), drawn in "
-        methods = dict.fromkeys(frames, how + source.engine.dialect)
-    for table in keys:
-        if table not in frames:
-            frames[table] = lake.sample_rows(source, table, n_max, seed)
-            methods[table] = (
-                "all rows"
-                if rows[table] <= n_max
-                else f"uniform random rows (md5 order with the seed), drawn in {source.engine.dialect}"
-            )
+    if keys.relations:
+        frames, methods = lake_sample.sample(source, keys, rows, n_max, seed)
+        return _tidy(frames), _record(frames, rows, methods)
+    frames = {t: lake.sample_rows(source, t, n_max, seed) for t in keys}
+    uniform = f"uniform random rows (md5 order with the seed), drawn in {source.engine.dialect}"
+    methods = {t: "all rows" if rows[t] <= n_max else uniform for t in keys}
     return _tidy(frames), _record(frames, rows, methods)
-
-
-def _root(schema: Schema, rows: Mapping[str, int]) -> str:
-    """The root with the most rows in its hierarchy, as ``RelationalData.default_root`` chooses."""
-    roots = schema.roots()
-    return max(roots, key=lambda t: (sum(rows[d] for d in [t, *schema.descendants(t)]), -roots.index(t)))
 
 
 def _record(

@@ -19,9 +19,8 @@ How values meet bins, so that counts equal ``reportgen.binning``'s in-memory cod
 
 Samples are drawn by ordering rows on ``md5(<row as text> || seed)`` and keeping the first ``n``:
 the same rows for the same data and seed, whatever the file layout, row order or thread count
-(DuckDB's ``USING SAMPLE ... REPEATABLE`` is repeatable only single-threaded). Relational data is
-sampled by whole entities of a root table, each with all of its rows below it, as
-``RelationalData.sample`` does in memory.
+(DuckDB's ``USING SAMPLE ... REPEATABLE`` is repeatable only single-threaded). Relational samples,
+by the rules of ``RelationalData.sample``, are drawn by ``reportgen.data.lake_sample``.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ import pandas as pd
 from reportgen.binning import BinCounts, ColumnBins
 from reportgen.data.kinds import to_canonical
 from reportgen.data.links import CountDistribution, KeyCounts
-from reportgen.data.schema import ColumnKind, Relation, Schema
+from reportgen.data.schema import ColumnKind, Relation
 from reportgen.data.sources import Source, quote
 from reportgen.errors import DataError
 
@@ -305,7 +304,8 @@ def _any_missing(alias: str, columns: Sequence[str]) -> str:
     return " OR ".join(f"{alias}.{quote(c)} IS NULL" for c in columns)
 
 
-def _matches(left: str, left_columns: Sequence[str], right: str, right_columns: Sequence[str]) -> str:
+def matches(left: str, left_columns: Sequence[str], right: str, right_columns: Sequence[str]) -> str:
+    """SQL that the columns of ``left`` equal those of ``right``, in pairs (a key's join condition)."""
     return " AND ".join(
         f"{left}.{quote(a)} = {right}.{quote(b)}" for a, b in zip(left_columns, right_columns, strict=True)
     )
@@ -326,7 +326,7 @@ def children_per_parent(source: Source, rel: Relation) -> CountDistribution:
         f"WITH p AS (SELECT DISTINCT {keys} FROM {parent} AS p WHERE {_all_present('p', pk)}), "
         f"c AS (SELECT {child_keys}, COUNT(*) AS n FROM (SELECT * FROM {child}) AS c "
         f"WHERE {_all_present('c', fk)} GROUP BY {grouped}) "
-        f"SELECT COALESCE(c.n, 0) AS children, COUNT(*) FROM p LEFT JOIN c ON {_matches('p', pk, 'c', pk)} "
+        f"SELECT COALESCE(c.n, 0) AS children, COUNT(*) FROM p LEFT JOIN c ON {matches('p', pk, 'c', pk)} "
         "GROUP BY COALESCE(c.n, 0) "
         f"UNION ALL SELECT 0, COUNT(*) FROM {parent} AS p WHERE {_any_missing('p', pk)}"
     )
@@ -346,7 +346,7 @@ def key_counts(source: Source, rel: Relation) -> KeyCounts:
         f"SELECT (SELECT COUNT(*) FROM {child} AS c), "
         f"(SELECT COUNT(*) FROM {child} AS c WHERE {_any_missing('c', fk)}), "
         f"(SELECT COUNT(*) FROM {child} AS c WHERE {_all_present('c', fk)} AND NOT EXISTS "
-        f"(SELECT 1 FROM {parent} AS p WHERE {_matches('p', pk, 'c', fk)})), "
+        f"(SELECT 1 FROM {parent} AS p WHERE {matches('p', pk, 'c', fk)})), "
         f"(SELECT COUNT(*) FROM {parent} AS p), {_repeated_keys_sql(parent, pk)}"
     )
     (row,) = source.engine.rows(query)
@@ -390,96 +390,3 @@ def sample_rows(source: Source, table: str, n: int, seed: int) -> pd.DataFrame:
         return source.engine.frame(f"SELECT * FROM {rel}")
     order = row_hash_sql("t", source.columns(table), seed)
     return source.engine.frame(f"SELECT t.* FROM {rel} AS t ORDER BY {order} LIMIT {int(n)}")
-
-
-def entity_sample(source: Source, schema: Schema, root: str, n: int, seed: int) -> dict[str, pd.DataFrame]:
-    """Whole entities of ``root``: each root row with every row below it, while all tables fit ``n``.
-
-    Root rows are taken in a seeded hash order of their primary key and kept while every table of
-    the hierarchy stays within ``n`` rows (the rule of ``RelationalData.sample``). Each table below
-    the root must reach it through one chain of foreign keys.
-    """
-    pk = schema[root].primary_key
-    if not pk:
-        raise DataError(
-            f"Table {root!r} has no primary key, so its entities cannot be sampled in the database. "
-            "Declare its primary key in the schema, or raise n_max above its rows."
-        )
-    paths = {t: _path_to_root(schema, root, t) for t in schema.descendants(root)}
-    kept = _kept_root_keys(source, root, pk, paths, n, seed)
-    out = {root: source.engine.frame(_rows_of_kept_sql(source, root, pk, [], kept))}
-    for table, path in paths.items():
-        out[table] = source.engine.frame(_rows_of_kept_sql(source, table, pk, path, kept))
-    return out
-
-
-def _path_to_root(schema: Schema, root: str, table: str) -> list[Relation]:
-    """The foreign keys from ``table`` up to ``root`` (one parent per table in the hierarchy)."""
-    path: list[Relation] = []
-    current = table
-    inside = {root, *schema.descendants(root)}
-    while current != root:
-        ups = [
-            r for r in schema.relations if r.child == current and r.parent in inside and r.parent != current
-        ]
-        if len(ups) != 1:
-            raise DataError(
-                f"Table {current!r} reaches table {root!r} through {len(ups)} foreign keys; sampling "
-                "whole entities in the database needs exactly one. Raise n_max above the tables' rows "
-                "or load the data in memory."
-            )
-        path.append(ups[0])
-        current = ups[0].parent
-    return path
-
-
-def _root_key_sql(source: Source, table: str, path: list[Relation]) -> tuple[str, list[str]]:
-    """FROM clause joining ``table`` up its path, and the SQL of its root key's columns."""
-    clause = f"{source.relations[table]} AS t0"
-    for i, rel in enumerate(path[:-1]):
-        parent = source.relations[rel.parent]
-        clause += (
-            f" JOIN {parent} AS t{i + 1} ON {_matches(f't{i}', rel.columns, f't{i + 1}', rel.parent_columns)}"
-        )
-    last = path[-1]
-    return clause, [f"t{len(path) - 1}.{quote(c)}" for c in last.columns]
-
-
-def _kept_root_keys(
-    source: Source, root: str, pk: Sequence[str], paths: dict[str, list[Relation]], n: int, seed: int
-) -> str:
-    """SQL selecting the kept root keys (``k0, k1, ...``): a running total per table, in hash order."""
-    keys = [f"r.{quote(c)}" for c in pk]
-    aliases = [f"k{i}" for i in range(len(pk))]
-    ctes = [
-        f"roots AS (SELECT {', '.join(f'{k} AS {a}' for k, a in zip(keys, aliases, strict=True))}, "
-        f"{row_hash_sql('r', pk, seed)} AS h FROM {source.relations[root]} AS r)"
-    ]
-    joins, totals = "", ["SUM(1) OVER w AS n_root"]
-    for i, (table, path) in enumerate(paths.items()):
-        clause, root_key = _root_key_sql(source, table, path)
-        selected = ", ".join(f"{k} AS {a}" for k, a in zip(root_key, aliases, strict=True))
-        ctes.append(
-            f"c{i} AS (SELECT {selected}, COUNT(*) AS n FROM {clause} GROUP BY {', '.join(root_key)})"
-        )
-        joins += f" LEFT JOIN c{i} ON " + " AND ".join(f"roots.{a} = c{i}.{a}" for a in aliases)
-        totals.append(f"SUM(COALESCE(c{i}.n, 0)) OVER w AS n{i}")
-        del table
-    limits = " AND ".join(["n_root <= {n}"] + [f"n{i} <= {{n}}" for i in range(len(paths))]).format(n=int(n))
-    order = ", ".join(["roots.h"] + [f"roots.{a}" for a in aliases])
-    selected = ", ".join([f"roots.{a}" for a in aliases] + totals)
-    window = f"WINDOW w AS (ORDER BY {order} ROWS UNBOUNDED PRECEDING)"
-    return (
-        f"WITH {', '.join(ctes)} SELECT {', '.join(aliases)} FROM (SELECT {selected} FROM roots{joins} "
-        f"{window}) AS ranked WHERE {limits}"
-    )
-
-
-def _rows_of_kept_sql(source: Source, table: str, pk: Sequence[str], path: list[Relation], kept: str) -> str:
-    """The rows of ``table`` whose root key is among the kept ones."""
-    if not path:
-        clause, root_key = f"{source.relations[table]} AS t0", [f"t0.{quote(c)}" for c in pk]
-    else:
-        clause, root_key = _root_key_sql(source, table, path)
-    match = " AND ".join(f"{k} = kept.k{i}" for i, k in enumerate(root_key))
-    return f"SELECT t0.* FROM {clause} WHERE EXISTS (SELECT 1 FROM ({kept}) AS kept WHERE {match})"

@@ -17,7 +17,7 @@ from reportgen.data.kinds import to_canonical
 from reportgen.data.links import CountDistribution
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind as K
-from reportgen.data.schema import Schema, Table
+from reportgen.data.schema import ForeignKey, PrimaryKey, Schema, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.relational import compute_relational
 from reportgen.metrics.similarity import compute_similarity
@@ -255,3 +255,209 @@ def test_a_parquet_input_larger_than_the_memory_it_may_use_produces_a_report(tmp
     in_pandas = 2 * rows * (8 + 8 + 8 + 50)  # two sides: two floats, a string object and its pointer
     used = (peak_kib - int(baseline.stdout)) * 1024
     assert used < in_pandas / 2, (used / 2**20, in_pandas / 2**20)
+
+
+# -- relational samples drawn in the engine --------------------------------------------------------
+STORE = Schema(
+    customers=Table(customer_id=PrimaryKey()),
+    orders=Table(order_id=PrimaryKey(), customer_id=ForeignKey(parent="customers")),
+    items=Table(
+        item_id=PrimaryKey(), order_id=ForeignKey(parent="orders"), product_id=ForeignKey(parent="products")
+    ),
+    reviews=Table(
+        review_id=PrimaryKey(),
+        customer_id=ForeignKey(parent="customers"),
+        order_id=ForeignKey(parent="orders"),
+    ),
+    products=Table(product_id=PrimaryKey(), parent_id=ForeignKey(parent="products")),
+)
+
+
+def store(seed: int, *, big_customer: bool = False, orphans: bool = True) -> RelationalData:
+    """Customers (the root) with orders, their items (a grandchild) and reviews (two keys into the
+    customers' hierarchy: a customer and an order, one in ten another customer's); products, outside that
+    hierarchy, are referred to by items and may name a parent product (a self-reference).
+
+    ``big_customer``: 20 customers, one of them with 2,000 orders (one entity holds most rows).
+    ``orphans``: some items name a product that does not exist, some orders no customer.
+    """
+    rng = np.random.default_rng(seed)
+    n_customers = 20 if big_customer else 1_000
+    per_customer = np.ones(n_customers, int) if big_customer else rng.integers(0, 3, n_customers)
+    per_customer[0] = 2_000 if big_customer else per_customer[0]
+    owner = pd.array(np.repeat(np.arange(n_customers), per_customer), dtype="Int64")
+    n_orders, n_products = len(owner), 1_000
+    per_order = rng.integers(0, 3, n_orders)
+    reviewed, someone = rng.integers(0, n_orders, 1_000), rng.integers(0, n_customers, 1_000)
+    reviewed_by_owner = rng.random(1_000) < 0.9  # else a gift: another customer reviews the order
+    parents = np.where(rng.random(n_products) < 0.3, rng.integers(0, n_products, n_products), -1)
+    tables = {
+        "customers": pd.DataFrame(
+            {"customer_id": np.arange(n_customers), "country": rng.choice(["FR", "DE", "NL"], n_customers)}
+        ),
+        "orders": pd.DataFrame(
+            {
+                "order_id": np.arange(n_orders),
+                "customer_id": owner,
+                "channel": rng.choice(["web", "shop"], n_orders),
+            }
+        ),
+        "items": pd.DataFrame(
+            {
+                "item_id": np.arange(per_order.sum()),
+                "order_id": np.repeat(np.arange(n_orders), per_order),
+                "product_id": rng.integers(0, n_products, per_order.sum()),
+            }
+        ),
+        "reviews": pd.DataFrame(
+            {
+                "review_id": np.arange(1_000),
+                "customer_id": np.where(reviewed_by_owner, owner.fillna(0)[reviewed], someone),
+                "order_id": reviewed,
+                "stars": rng.integers(1, 6, 1_000),
+            }
+        ),
+        "products": pd.DataFrame(
+            {
+                "product_id": np.arange(n_products),
+                "parent_id": pd.array(np.where(parents >= 0, parents, None), dtype="Int64"),
+                "category": rng.choice(["a", "b", "c", "d"], n_products),
+            }
+        ),
+    }
+    if orphans:
+        tables["items"].loc[:4, "product_id"] = 5_000 + np.arange(5)
+        tables["orders"].loc[:2, "customer_id"] = pd.NA
+    return RelationalData(tables, STORE)
+
+
+def write_duckdb(data: RelationalData, path) -> None:
+    import duckdb
+
+    with duckdb.connect(str(path)) as connection:
+        for name, frame in data.items():
+            connection.register("frame", frame)
+            connection.execute(f'CREATE TABLE "{name}" AS SELECT * FROM frame')
+            connection.unregister("frame")
+
+
+def drawn(source, n_max: int, seed: int):
+    """One role's sample read in place, and its record."""
+    from reportgen.data.in_place import read_in_place
+
+    frames, record = read_in_place({TRAIN: source}, None, {TRAIN: n_max}, {TRAIN: seed})
+    return frames[TRAIN], record.sampling[TRAIN]
+
+
+def _keys(frame: pd.DataFrame, columns) -> list:
+    from reportgen.data.links import key_values
+
+    values = zip(*(key_values(frame[c]) for c in columns), strict=True)
+    return [None if any(pd.isna(v) for v in row) else tuple(row) for row in values]
+
+
+def assert_closed(sample: dict, full: RelationalData) -> None:
+    """No foreign key of the sample points outside it, unless it is an orphan of the full data."""
+    for rel in full.schema.relations:
+        held = set(_keys(sample[rel.parent], rel.parent_columns))
+        exists = set(_keys(full[rel.parent], rel.parent_columns))
+        outside = [k for k in _keys(sample[rel.child], rel.columns) if k is not None and k not in held]
+        assert not [k for k in outside if k in exists], str(rel)
+
+
+def assert_whole_entities(sample: dict, full: RelationalData, root: str) -> None:
+    """Every full-data row below the root whose parents in the hierarchy are all sampled is sampled."""
+    inside = [root, *full.schema.descendants(root)]
+    for table in inside[1:]:
+        ups = [r for r in full.schema.parents(table) if r.parent in inside]
+        kept = np.ones(len(full[table]), bool)
+        linked = np.zeros(len(full[table]), bool)
+        for rel in ups:
+            exists = set(_keys(full[rel.parent], rel.parent_columns))
+            held = set(_keys(sample[rel.parent], rel.parent_columns))
+            keys = _keys(full[table], rel.columns)
+            valid = np.array([k is not None and k in exists for k in keys])
+            linked |= valid
+            kept &= ~valid | np.array([k in held for k in keys])
+        pk = list(full.schema[table].primary_key)
+        expected = set(_keys(full[table][kept & linked], pk))
+        assert expected and expected <= set(_keys(sample[table], pk)), table
+
+
+def test_in_place_sample_keeps_whole_customers_and_closes_the_lookup_tables(tmp_path):
+    data = store(0)
+    write_folder(data, tmp_path / "lake", format="parquet")
+    write_duckdb(data, tmp_path / "store.duckdb")
+    with rg.sources.parquet(tmp_path / "lake") as source:
+        sample, record = drawn(source, 400, seed=3)
+        again, _ = drawn(source, 400, seed=3)
+        other, _ = drawn(source, 400, seed=4)
+    with rg.sources.duckdb_file(tmp_path / "store.duckdb", schema=STORE) as source:
+        in_database, database_record = drawn(source, 400, seed=3)
+    assert_closed(sample, data)
+    assert_whole_entities(sample, data, "customers")
+    assert all(len(sample[t]) <= 400 for t in ("customers", "orders", "items", "reviews"))
+    assert 400 <= len(sample["products"]) < 500  # the cap, plus the parents that kept products name
+    entities = "whole entities of 'customers' (each with all its rows below it"
+    assert record == {t: type(record[t])(len(data[t]), len(sample[t]), record[t].method) for t in data}
+    assert {t: s.method for t, s in record.items()} == {
+        "customers": entities + "), drawn in duckdb",
+        "orders": entities + "), drawn in duckdb",
+        "items": entities + "), drawn in duckdb",
+        "reviews": entities + "; a row with several parents among them when all are kept), drawn in duckdb",
+        "products": "the rows that sampled 'items' rows refer to, then uniform random rows, drawn in duckdb",
+    }
+    for table in data:
+        pd.testing.assert_frame_equal(sample[table], again[table])
+        pd.testing.assert_frame_equal(sample[table], in_database[table], check_dtype=False)
+    assert database_record == record
+    assert set(_keys(other["customers"], ["customer_id"])) != set(_keys(sample["customers"], ["customer_id"]))
+    kept_orphans = [k for k in _keys(sample["items"], ["product_id"]) if k[0] >= 5_000]
+    assert kept_orphans  # the data's orphans stay: the report's integrity sees them
+
+
+def test_in_place_sample_falls_back_to_rows_when_one_customer_holds_most_rows(tmp_path):
+    data = store(1, big_customer=True)
+    write_folder(data, tmp_path / "lake", format="parquet")
+    with rg.sources.parquet(tmp_path / "lake") as source:
+        sample, record = drawn(source, 300, seed=0)
+    assert_closed(sample, data)
+    assert all(len(sample[t]) <= 300 for t in ("orders", "items", "reviews"))
+    assert len(sample["orders"]) >= 150 and len(sample["items"]) >= 150  # served: half the cap at least
+    methods = {t: s.method for t, s in record.items()}
+    assert not any(m.startswith("whole entities") for m in methods.values())
+    assert methods["customers"] == "all rows, drawn in duckdb"
+    assert "the rows that sampled 'items', 'reviews' rows refer to" in methods["orders"]
+    assert methods["items"].startswith("uniform random rows")
+    in_memory = data.sample(300, seed=0).sampling
+    assert in_memory is not None and not any(s.method.startswith("whole") for s in in_memory.values())
+
+
+def test_a_report_on_a_relational_parquet_input_reads_closed_samples(tmp_path):
+    data = store(2, big_customer=True)
+    write_folder(data, tmp_path / "lake", format="parquet")
+    settings = ReportSettings(seed=0, n_max_train=300, n_max_synth=300)
+    with rg.sources.parquet(tmp_path / "lake") as train, rg.sources.parquet(tmp_path / "lake") as synth:
+        context = prepare_context(train, None, synth, settings)
+    (said,) = [f.message for f in context.findings if f.code == "read_in_place" and "training" in f.message]
+    assert "less the rows whose parent row was not kept, drawn in duckdb" in said
+    assert_closed(dict(context.train), data)
+
+
+@pytest.mark.postgres
+def test_the_sample_of_a_postgres_database_is_the_sample_of_the_same_parquet_data(
+    fresh_postgres_url, tmp_path
+):
+    data = store(0, orphans=False)  # PostgreSQL's constraints refuse orphans
+    write_sql(data, fresh_postgres_url)
+    write_folder(data, tmp_path / "lake", format="parquet")
+    with rg.sources.sql(fresh_postgres_url) as source:
+        from_postgres, record = drawn(source, 400, seed=3)
+    with rg.sources.parquet(tmp_path / "lake") as source:
+        from_parquet, _ = drawn(source, 400, seed=3)
+    assert_closed(from_postgres, data)
+    assert_whole_entities(from_postgres, data, "customers")
+    assert record["reviews"].method.endswith("drawn in postgresql")
+    for table, schema in STORE.items():
+        pk = list(schema.primary_key)
+        assert _keys(from_postgres[table], pk) == _keys(from_parquet[table], pk), table
