@@ -257,6 +257,7 @@ def curate(
     synth, opened = _in_place(data_synth, schema)
     try:
         table = _only_table(synth)
+        _parquet_target(Path(out), table)  # a bad --out fails before any work
         rows = lake.row_count(synth, table)
         missing = {table: _columns_with_missing(synth, table)} if rows > n_max else {}
         settings = ReportSettings(seed=seed, n_max_train=n_max, n_max_synth=n_max)
@@ -373,7 +374,7 @@ def _write_streamed(
     leaves no partial output. A folder ``out`` gets ``schema.yaml`` too, as ``write_folder`` writes.
     """
     table = ctx.table_names[0]
-    target = out if out.name.lower().endswith(".parquet") else out / f"{table}.parquet"
+    target = _parquet_target(out, table)
     if target is not out:
         out.mkdir(parents=True, exist_ok=True)
 
@@ -400,6 +401,21 @@ def _write_streamed(
     if target is not out:
         write_folder_schema(ctx.synth.schema.subset([table]), out, {table: target.name})
     return target
+
+
+def _parquet_target(out: Path, table: str) -> Path:
+    """The Parquet file a streamed audit writes: ``out`` itself, or ``<table>.parquet`` in folder ``out``."""
+    from reportgen.data.io import TABLE_SUFFIXES
+
+    name = str(out).lower()
+    if name.endswith(".parquet"):
+        return out
+    if "://" in name or name.endswith(TABLE_SUFFIXES):
+        raise InvalidParameterError(
+            f"A synthetic table read in place is curated batch by batch into Parquet, so --out (out) "
+            f"must be a .parquet file or a folder. Got {str(out)!r} instead."
+        )
+    return out / f"{table}.parquet"
 
 
 def _reconciled(ctx: EvaluationContext, table: str, batch: pd.DataFrame) -> pd.DataFrame:

@@ -277,3 +277,15 @@ def test_relational_synthetic_data_is_not_streamed_and_the_error_says_what_to_do
         pd.testing.assert_frame_equal(
             result.flags[table].reset_index(drop=True), expected.flags[table].reset_index(drop=True)
         )
+
+
+def test_a_streamed_audit_refuses_an_output_that_is_not_parquet_before_any_work(lake, capsys):
+    from reportgen.auditing import curate
+
+    folder, train, synth = lake
+    argv = ["audit", "--train", str(folder / "train"), "--synth", str(folder / "synth")]
+    assert main([*argv, "--out", str(folder / "curated.csv")]) == 2
+    assert "must be a .parquet file or a folder. Got" in capsys.readouterr().err
+    assert not (folder / "curated.csv").exists()
+    with pytest.raises(InvalidParameterError, match="curate streams synthetic data read in place"):
+        curate({"points": train}, synth, folder / "out.parquet")
