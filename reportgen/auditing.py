@@ -15,8 +15,16 @@ kept rows, beta-recall asks again how many real rows the kept rows cover (an ent
 on the kept parent rows as measured before, child aggregates not recomputed). Tables that cannot be
 measured (no compared column, too few rows) keep their rows unless a parent row was dropped.
 
+Inputs read in place (sources, Parquet/CSV paths, ``.duckdb`` files, database URLs) are read as
+``report()`` reads them: the training sample is drawn in the engine. ``audit`` returns every
+synthetic row, so it reads the synthetic data whole; ``curate`` streams one synthetic table from
+the engine in batches through the trained network and writes the kept rows to Parquet batch by
+batch, so that table may exceed memory. Relational synthetic data is not streamed: an entity view
+needs each parent row with all its children, and a dropped parent drops its children.
+
 ``reportgen audit`` is the command-line front end: it writes the curated tables in the input's
-format and prints the scores before and after (with the report's similarity and privacy scores).
+format (``curate``'s Parquet for one table read in place) and prints the scores before and after
+(with the report's similarity and privacy scores).
 """
 
 from __future__ import annotations
