@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import pandas as pd
 
@@ -180,12 +181,8 @@ def report(
         risk_link_columns=_link_columns(risk_link_columns),
     )
     notify("Checking the data", 0.0)
-    context = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
-    try:
+    with prepared(data_train, data_test, data_synth, settings, schema=schema) as context:
         results = evaluate(context, title=title or _default_title(context), notify=notify)
-    finally:
-        if context.in_place is not None:
-            context.in_place.close_opened()
     results.gates = evaluate_gates(results, bars, allow_not_evaluated=allow_not_evaluated)
     results.verdicts = verdicts(results)
     if before is not None:
@@ -203,11 +200,13 @@ def prepare_context(
     settings: ReportSettings,
     *,
     schema: Schema | None = None,
+    missing_elsewhere: Mapping[str, Collection[str]] | None = None,
 ) -> EvaluationContext:
     """Validate the three inputs against the training data's schema and sample them.
 
     Inputs read in place (sources, paths, URLs) are sampled in their engine first; the context
     then holds the samples as its data and the sources for the all-row counts (``in_place``).
+    ``missing_elsewhere`` is ``EvaluationContext.missing_elsewhere``.
     """
     in_place = None
     if any(_reads_in_place(d) for d in (data_train, data_test, data_synth)):
@@ -216,12 +215,34 @@ def prepare_context(
         )
         schema = schema if schema is not None else in_place.sources[TRAIN].schema
     try:
-        context = _prepared(data_train, data_test, data_synth, settings, schema, in_place)
+        context = _prepared(data_train, data_test, data_synth, settings, schema, in_place, missing_elsewhere)
     except BaseException:
         if in_place is not None:
             in_place.close_opened()
         raise
     return context
+
+
+@contextmanager
+def prepared(
+    data_train: DataInput,
+    data_test: DataInput | None,
+    data_synth: DataInput,
+    settings: ReportSettings,
+    **options: Any,
+) -> Iterator[EvaluationContext]:
+    """``prepare_context`` (``options``: its keywords) for a ``with`` block, then its sources closed.
+
+    Every public function that evaluates (``report``, ``compute_privacy_stats``, ``audit``...)
+    prepares its context this way, so paths and URLs are read in place as ``report()`` reads them
+    and their connections do not outlive the call (a source the caller passed stays open).
+    """
+    context = prepare_context(data_train, data_test, data_synth, settings, **options)
+    try:
+        yield context
+    finally:
+        if context.in_place is not None:
+            context.in_place.close_opened()
 
 
 def _reads_in_place(data: object) -> bool:
@@ -276,6 +297,7 @@ def _prepared(
     settings: ReportSettings,
     schema: Schema | None,
     in_place: InPlace | None,
+    missing_elsewhere: Mapping[str, Collection[str]] | None = None,
 ) -> EvaluationContext:
     """The context of in-memory inputs (or of the samples of inputs read in place)."""
     assert not _reads_in_place(data_train)
@@ -320,6 +342,7 @@ def _prepared(
         settings=settings,
         findings=findings,
         in_place=in_place,
+        missing_elsewhere=missing_elsewhere or {},
     )
     if in_place is not None:
         for role in context.roles:

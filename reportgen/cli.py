@@ -144,14 +144,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a bar whose number could not be computed does not fail the release (default: it fails)",
     )
-    rep.add_argument(
-        "--in-place",
-        action="store_true",
-        help=(
-            "read every input where it is (CSV through DuckDB, databases by SQL) instead of loading it; "
-            "Parquet and .duckdb inputs always are: counts on all rows, samples drawn in the engine"
-        ),
-    )
+    _add_in_place(rep)
     rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
     rep.add_argument(
         "--config", metavar="FILE", help="release configuration (YAML or JSON) with fail_under bars"
@@ -187,6 +180,7 @@ def _parser() -> argparse.ArgumentParser:
         help="membership attack targets per side (5000)",
     )
     _add_risk_options(priv)
+    _add_in_place(priv)
     priv.add_argument("--json", action="store_true", help="print JSON instead of a table")
     priv.set_defaults(run=_run_privacy)
 
@@ -196,7 +190,12 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Flags every synthetic row by alpha-precision and authenticity (METRICS.md section 8), keeps "
             "those inside the alpha-support that are authentic (dropping a parent row drops its children), "
-            "writes the curated data in the synthetic input's format and prints the scores before and after."
+            "writes the curated data in the synthetic input's format and prints the scores before and after. "
+            "Parquet and .duckdb inputs (any with --in-place) are read in place: the training sample is "
+            "drawn in the engine; one synthetic table is streamed in batches of --batch-rows through the "
+            "network and its kept rows written batch by batch to Parquet (--out a .parquet file or a "
+            "folder), so it may exceed memory; relational synthetic data is read whole (entity views need "
+            "whole parents)."
         ),
         epilog=_EPILOG_NO_BARS,
     )
@@ -211,6 +210,17 @@ def _parser() -> argparse.ArgumentParser:
     aud.add_argument(
         "--no-report-scores", action="store_true", help="skip the similarity and privacy scores (faster)"
     )
+    aud.add_argument(
+        "--batch-rows",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help=(
+            "synthetic rows held at a time when one synthetic table is read in place and curated batch "
+            "by batch to Parquet (100000)"
+        ),
+    )
+    _add_in_place(aud)
     aud.add_argument("--json", action="store_true", help="print the summary as JSON")
     aud.set_defaults(run=_run_audit)
 
@@ -247,6 +257,18 @@ def _add_inputs(parser: argparse.ArgumentParser, *, synth_help: str = "synthetic
     parser.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
 
 
+def _add_in_place(parser: argparse.ArgumentParser) -> None:
+    """``--in-place``: every input read where it is, as Parquet and .duckdb inputs always are."""
+    parser.add_argument(
+        "--in-place",
+        action="store_true",
+        help=(
+            "read every input where it is (CSV through DuckDB, databases by SQL) instead of loading it; "
+            "Parquet and .duckdb inputs always are: samples drawn in the engine, never loaded whole"
+        ),
+    )
+
+
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
 
@@ -270,7 +292,7 @@ def _run_report(args: argparse.Namespace) -> int:
 
     _check_out(args.out)
     schema = read_schema(args.schema) if args.schema else None
-    train, test, synth, tables = _report_inputs(args, schema)
+    train, test, synth, tables = _inputs(args, schema)
     bars = read_config(args.config).fail_under if args.config else {}
     bars |= dict(parse_bar(text) for text in args.fail_under)
     results = report(
@@ -307,24 +329,33 @@ def _run_report(args: argparse.Namespace) -> int:
     return EXIT_OK if results.gates.passed else EXIT_BAR_FAILED
 
 
-def _report_inputs(args: argparse.Namespace, schema: Schema | None) -> tuple[Any, Any, Any, list[str]]:
-    """The report's inputs, and the training data's table names.
+def _inputs(args: argparse.Namespace, schema: Schema | None) -> tuple[Any, Any, Any, list[str]]:
+    """The inputs of ``report``, ``privacy`` and ``audit``, and the training data's table names.
 
     Parquet files and folders and DuckDB files (and every input with ``--in-place``) are passed on
-    as paths, which ``report()`` reads where they are (``reportgen.sources``); the others are loaded.
+    as paths, which the Python functions read where they are (``reportgen.sources``); the others
+    are loaded.
     """
     from reportgen.data.io import load
-    from reportgen.data.sources import is_lake_input, open_source
+    from reportgen.data.sources import open_source
 
-    given = [p for p in (args.train, args.test, args.synth) if p]
-    if args.in_place or any(is_lake_input(p) for p in given):
+    holdout = getattr(args, "test", None)  # audit has no holdout
+    if in_place(args):
         with open_source(args.train, schema) as source:
             tables = list(source.relations)
-        return args.train, args.test, args.synth, tables
+        return args.train, holdout, args.synth, tables
     train = load(args.train, schema)
     synth = load(args.synth, schema)  # report() checks it against the training data, by role
-    test = load(args.test, schema) if args.test else None
+    test = load(holdout, schema) if holdout else None
     return train, test, synth, list(train)
+
+
+def in_place(args: argparse.Namespace) -> bool:
+    """Whether a command reads its inputs in place: ``--in-place``, or any Parquet or DuckDB input."""
+    from reportgen.data.sources import is_lake_input
+
+    given = [p for p in (args.train, getattr(args, "test", None), args.synth) if p]
+    return bool(args.in_place) or any(is_lake_input(p) for p in given)
 
 
 def _targets(texts: Sequence[str], tables: list[str]) -> dict[str, str]:
@@ -364,14 +395,13 @@ def _add_risk_options(parser: argparse.ArgumentParser) -> None:
 def _run_privacy(args: argparse.Namespace) -> int:
     import json
 
-    from reportgen.data.io import load, read_schema
+    from reportgen.data.io import read_schema
     from reportgen.metrics.membership import compute_membership
     from reportgen.metrics.privacy import compute_privacy_stats
     from reportgen.metrics.privacy_risks import compute_privacy_risks
 
     schema = read_schema(args.schema) if args.schema else None
-    train, synth = load(args.train, schema), load(args.synth, schema)
-    test = load(args.test, schema) if args.test else None
+    train, test, synth, _ = _inputs(args, schema)
     stats = compute_privacy_stats(
         train,
         synth,
@@ -479,6 +509,8 @@ def _run_audit(args: argparse.Namespace) -> int:
             replace=args.replace,
             with_report_scores=not args.no_report_scores,
             as_json=args.json,
+            in_place=args.in_place,
+            batch_rows=args.batch_rows,
         )
     )
     return EXIT_OK

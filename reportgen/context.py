@@ -8,7 +8,7 @@ from the report's seed, so the numbers do not depend on the order in which secti
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, TypeVar
@@ -52,6 +52,10 @@ class EvaluationContext:
     in_place: InPlace | None = None
     """The inputs' sources when they were read where they are: then ``full_*`` are the samples, and
     the counting sections count every row in the engine through these sources."""
+    missing_elsewhere: Mapping[str, Collection[str]] = field(default_factory=dict)
+    """Per table, columns with missing values in synthetic rows that are not in memory (counted in
+    the engine): their distance space gets a missing indicator, so that every row can be embedded
+    (``reportgen.auditing.curate`` streams every synthetic row through it)."""
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
     _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)
     _views: dict[str, DistanceView] | None = field(default=None, repr=False)
@@ -248,6 +252,8 @@ class PreparedTable:
         real = self.frame(TRAIN)
         assert real is not None
         others = [f for role, f in self._frames.items() if role != TRAIN]
+        if unseen := list(self.context.missing_elsewhere.get(self.name, ())):
+            others.append(pd.DataFrame({c: [np.nan] for c in unseen}))
         kinds = {c: self.schema.kinds[c] for c in columns}
         return DistanceSpace.fit(
             real, kinds, others=others, max_levels=self.context.settings.max_encoded_levels
@@ -320,19 +326,23 @@ class PreparedTable:
             source = data[self.name]
             if unless_same_as is not None and len(source) == len(unless_same_as[role]):
                 continue
-            frames[role] = pd.DataFrame(
-                {
-                    c: to_canonical(
-                        source[c],
-                        self.schema.kinds[c],
-                        f"Table {self.name!r}, column {c!r} of the {role} data",
-                        show_examples=role == SYNTH,
-                    )
-                    for c in self.compared_columns
-                },
-                index=source.index,
-            )
+            frames[role] = self.canonical(source, role)
         return frames
+
+    def canonical(self, rows: pd.DataFrame, role: str) -> pd.DataFrame:
+        """The compared columns of ``rows`` (of this table, for ``role``) in canonical dtypes."""
+        return pd.DataFrame(
+            {
+                c: to_canonical(
+                    rows[c],
+                    self.schema.kinds[c],
+                    f"Table {self.name!r}, column {c!r} of the {role} data",
+                    show_examples=role == SYNTH,
+                )
+                for c in self.compared_columns
+            },
+            index=rows.index,
+        )
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
-from reportgen.provenance import FORMAT, TableFingerprint
+from reportgen.provenance import ENGINE_FORMAT, FORMAT, TableFingerprint
 
 Severity = Literal["info", "warning", "error"]
 SectionStatus = Literal["ok", "not_computed", "not_applicable"]
@@ -104,11 +104,16 @@ class RunInfo(BaseModel):
         description="Per role, each input table's SHA-256 fingerprint, rows and columns.",
     )
     fingerprint_format: str = FORMAT
+    engine_fingerprint_format: str = Field(
+        default=ENGINE_FORMAT,
+        description="Format of the fingerprints of database tables read in place ('rows in the engine').",
+    )
     read_in_place: dict[str, str] = Field(
         default_factory=dict,
         description=(
             "Per role read where it is (not loaded into memory), where: the files or database. "
-            "Its fingerprints are then of the files' bytes (or absent for a database table)."
+            "Its fingerprints are then of the files' bytes, or of a database table's rows digested "
+            "in the engine (``TableFingerprint.of`` says which)."
         ),
     )
 

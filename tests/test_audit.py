@@ -182,3 +182,110 @@ def test_audit_command_json_and_single_file(folders, capsys):
     assert summary["tables"][0]["authenticity_after"] >= summary["tables"][0]["authenticity_before"]
     assert main([*argv[:-1], str(folders / "curated.txt")]) == 2  # a file input needs a table file out
     assert "--out must be one file" in capsys.readouterr().err
+
+
+# -- read in place: the training sample drawn in the engine, one synthetic table streamed ----------
+@pytest.fixture
+def lake(tmp_path):
+    """Parquet folders: 800 training points; 3,000 fresh synthetic points and 300 copies."""
+    rng = np.random.default_rng(2)
+    train = gaussian(800, rng)
+    synth = pd.concat([gaussian(3000, rng), train.sample(300, random_state=0)], ignore_index=True)
+    for role, frame in (("train", train), ("synth", synth)):
+        write_folder(RelationalData({"points": frame}), tmp_path / role, format="parquet")
+    return tmp_path, train, synth
+
+
+def test_audit_command_on_parquet_writes_the_rows_the_in_memory_audit_keeps(lake, capsys):
+    folder, train, synth = lake
+    out, flags = folder / "curated", folder / "flags.csv"
+    argv = ["audit", "--train", str(folder / "train"), "--synth", str(folder / "synth"), "--seed", "1"]
+    assert main([*argv, "--out", str(out), "--flags", str(flags), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    expected = audit({"points": train}, {"points": synth}, seed=1)
+    written = pd.read_parquet(out / "points.parquet")
+    pd.testing.assert_frame_equal(written, expected.curated["points"].reset_index(drop=True))
+    assert load(out)["points"].shape == written.shape  # schema.yaml beside it names the file
+    listed = pd.read_csv(flags)
+    np.testing.assert_array_equal(listed["kept"], expected.flags["points"]["kept"])
+    assert summary["rows"]["points"] == {"before": 3300, "after": len(written)}
+    assert summary["tables"] == expected.summary().to_dict(orient="records")
+    assert summary["report_scores"]["privacy score"]["after"] is not None
+
+
+def test_a_synthetic_table_larger_than_a_batch_is_streamed_with_the_flags_of_the_whole(lake, monkeypatch):
+    from reportgen.auditing import curate
+    from reportgen.data.sources import DuckDBEngine
+
+    folder, train, synth = lake
+    seen: list[int] = []
+    batches = DuckDBEngine.batches
+
+    def counted(self, query, size):
+        for batch in batches(self, query, size):
+            seen.append(len(batch))
+            yield batch
+
+    monkeypatch.setattr(DuckDBEngine, "batches", counted)
+    flags = folder / "flags.csv"
+    done = curate(
+        folder / "train", folder / "synth", folder / "kept.parquet", seed=1, batch_rows=500, flags_file=flags
+    )
+    assert seen == [500] * 6 + [300]  # never more than a batch of synthetic rows at a time
+    expected = audit({"points": train}, {"points": synth}, seed=1)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(folder / "kept.parquet"), expected.curated["points"].reset_index(drop=True)
+    )
+    pd.testing.assert_frame_equal(
+        pd.read_csv(flags)[list(FLAG_COLUMNS)], expected.flags["points"].reset_index(drop=True)
+    )
+    pd.testing.assert_frame_equal(done.summary(), expected.summary())
+    again = curate(folder / "train", folder / "synth", folder / "again.parquet", seed=1, batch_rows=700)
+    assert again.summary().equals(done.summary())
+    assert not list(folder.glob(".*.tmp"))  # the temporary files were renamed
+
+
+def test_streamed_rows_beyond_the_sample_may_have_missing_values_the_sample_lacks(lake):
+    """Columns missing only outside the synthetic sample still get their indicator: every row embeds."""
+    from reportgen.auditing import curate
+
+    folder, _, synth = lake
+    holes = synth.copy()
+    holes.loc[holes.index % 500 == 7, "x0"] = np.nan  # 7 rows of 3,300
+    write_folder(RelationalData({"points": holes}), folder / "holes", format="parquet")
+    done = curate(folder / "train", folder / "holes", folder / "kept.parquet", n_max=400, batch_rows=1000)
+    assert done.rows["points"][0] == 3300 and 0 < done.rows["points"][1] < 3300
+    kept = pd.read_parquet(folder / "kept.parquet")
+    assert set(kept.columns) == set(COLUMNS) and len(kept) == done.rows["points"][1]
+
+
+def test_relational_synthetic_data_is_not_streamed_and_the_error_says_what_to_do(tmp_path):
+    from reportgen.auditing import curate
+
+    rng = np.random.default_rng(1)
+    for role, start in (("train", 0), ("synth", 10_000)):
+        write_folder(RelationalData(shop(200, rng, start=start), SCHEMA), tmp_path / role, format="parquet")
+    with pytest.raises(
+        InvalidParameterError, match=r"has 2 tables \['customers', 'orders'\]; only one table"
+    ):
+        curate(tmp_path / "train", tmp_path / "synth", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    with rg.sources.parquet(tmp_path / "train") as train:  # a source and a path, read in place
+        result = audit(train, str(tmp_path / "synth"), seed=0)
+    expected = audit(load(tmp_path / "train"), load(tmp_path / "synth"), seed=0)
+    for table in ("customers", "orders"):  # audit() reads the synthetic data whole: every row flagged
+        pd.testing.assert_frame_equal(
+            result.flags[table].reset_index(drop=True), expected.flags[table].reset_index(drop=True)
+        )
+
+
+def test_a_streamed_audit_refuses_an_output_that_is_not_parquet_before_any_work(lake, capsys):
+    from reportgen.auditing import curate
+
+    folder, train, synth = lake
+    argv = ["audit", "--train", str(folder / "train"), "--synth", str(folder / "synth")]
+    assert main([*argv, "--out", str(folder / "curated.csv")]) == 2
+    assert "must be a .parquet file or a folder. Got" in capsys.readouterr().err
+    assert not (folder / "curated.csv").exists()
+    with pytest.raises(InvalidParameterError, match="curate streams synthetic data read in place"):
+        curate({"points": train}, synth, folder / "out.parquet")

@@ -189,3 +189,40 @@ def test_commands_without_bars_do_not_promise_exit_code_3(capsys):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "3 a release bar failed" not in capsys.readouterr().out
+
+
+def test_privacy_command_on_parquet_folders_gives_the_numbers_of_the_same_dataframes(
+    people, tmp_path, capsys, monkeypatch
+):
+    """Read in place, within the caps: the samples drawn in DuckDB are every row, so equal numbers."""
+    import json
+
+    import reportgen.data.io
+    from reportgen.metrics.membership import compute_membership
+    from reportgen.metrics.privacy import compute_privacy_stats
+    from reportgen.metrics.privacy_risks import compute_privacy_risks
+
+    frames = {
+        "train": people.iloc[:150],
+        "test": people.iloc[150:],
+        "synth": people.sample(200, random_state=0),
+    }
+    for role, frame in frames.items():
+        write_folder(
+            RelationalData({"people": frame.reset_index(drop=True)}), tmp_path / role, format="parquet"
+        )
+    args = ["privacy", "--json", "--seed", "3", "--risk-attacks", "100"]
+    args += [f"--{role}={tmp_path / role}" for role in frames]
+    with monkeypatch.context() as patch:
+        patch.setattr(reportgen.data.io, "load", lambda *a, **k: pytest.fail("loaded, not read in place"))
+        assert main(args) == 0
+    printed = json.loads(capsys.readouterr().out)
+    train, test, synth = ({"people": frames[role].reset_index(drop=True)} for role in frames)
+    stats = compute_privacy_stats(train, synth, data_test=test, seed=3)
+    membership = compute_membership(train, synth, data_test=test, seed=3)
+    risks = compute_privacy_risks(train, test, synth, n_attacks=100, seed=3)
+    expected = stats["people"].model_dump(mode="json")
+    expected |= {"membership": membership["people"].model_dump(mode="json")}
+    expected |= {"risks": risks["people"].model_dump(mode="json")}
+    assert printed["people"] == expected
+    assert 0 < printed["people"]["privacy_score"] < 100

@@ -65,3 +65,77 @@ def test_the_report_records_and_prints_every_input_fingerprint(people, tmp_path)
     text = "".join(page.extract_text() for page in PdfReader(tmp_path / "r.pdf").pages).replace("\n", "")
     for tables in results.run.inputs.values():
         assert tables["table"].sha256 in text
+
+
+# -- database tables read in place: a digest of every row computed in the engine -------------------
+def _duckdb_file(path, frame: pd.DataFrame, table: str = "people") -> str:
+    import duckdb
+
+    with duckdb.connect(str(path)) as conn:
+        conn.register("frame", frame)
+        conn.execute(f'CREATE TABLE "{table}" AS SELECT * FROM frame')
+    return str(path)
+
+
+def _mixed(people: pd.DataFrame) -> pd.DataFrame:
+    """Doubles with NaN, -0.0, infinities, large and tiny values; integers, text, booleans, times."""
+    frame = people.copy()
+    frame.loc[3, "age"] = np.nan
+    frame.loc[4, "age"] = -0.0
+    frame.loc[5, "income"] = np.inf
+    frame.loc[6, "income"] = 1.5e-7
+    frame.loc[7, "income"] = 2.5e20
+    frame.loc[8, "city"] = None
+    frame["visits"] = np.arange(len(frame)) * 3
+    return frame
+
+
+def _engine_fingerprint(location: str, kinds) -> str:
+    import reportgen as rg
+    from reportgen.provenance import engine_fingerprint
+
+    source = rg.sources.sql(location) if "://" in location else rg.sources.duckdb_file(location)
+    with source:
+        return engine_fingerprint(source, "people", kinds)
+
+
+def _kinds(frame: pd.DataFrame):
+    return dict(RelationalData({"people": frame}).schema["people"].kinds)
+
+
+def test_a_database_fingerprint_ignores_row_order_and_changes_with_any_value(people, tmp_path):
+    frame = _mixed(people)
+    kinds = _kinds(frame)
+    first = _engine_fingerprint(_duckdb_file(tmp_path / "a.duckdb", frame), kinds)
+    shuffled = frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    assert _engine_fingerprint(_duckdb_file(tmp_path / "b.duckdb", shuffled), kinds) == first
+    changes = {
+        "a double": frame.assign(income=frame["income"].where(frame.index != 0, frame["income"][0] + 1e-9)),
+        "a missing value": frame.assign(city=frame["city"].where(frame.index != 1, None)),
+        "a datetime": frame.assign(
+            joined=frame["joined"].where(frame.index != 2, pd.Timestamp("1999-01-01"))
+        ),
+        "a boolean": frame.assign(member=frame["member"].where(frame.index != 9, ~frame["member"][9])),
+        "a row less": frame.iloc[:-1],
+        "a row twice": pd.concat([frame, frame.iloc[:1]], ignore_index=True),
+        "a value moved to another column": frame.assign(note=frame["city"], city=frame["note"]),
+    }
+    for i, (what, changed) in enumerate(changes.items()):
+        got = _engine_fingerprint(_duckdb_file(tmp_path / f"c{i}.duckdb", changed), kinds)
+        assert got != first, what
+    assert len(first) == 64
+
+
+def test_a_report_on_a_duckdb_file_records_the_database_fingerprint(people, tmp_path):
+    from reportgen import ReportResults, report
+
+    train = _duckdb_file(tmp_path / "train.duckdb", people.iloc[:150].reset_index(drop=True))
+    synth = _duckdb_file(tmp_path / "synth.duckdb", people.iloc[150:].reset_index(drop=True))
+    report(train, None, synth, tmp_path / "r.html", risk_attacks=50)
+    inputs = ReportResults.load(tmp_path / "r.json").run.inputs
+    recorded = inputs["training"]["people"]
+    assert recorded.of == "rows in the engine" and recorded.rows == 150
+    assert recorded.sha256 == _engine_fingerprint(train, _kinds(people.iloc[:150]))
+    assert inputs["synthetic"]["people"].sha256 not in (recorded.sha256, "")
+    page = " ".join((tmp_path / "r.html").read_text().split())
+    assert recorded.sha256 in page and "a digest of every row computed in the engine" in page

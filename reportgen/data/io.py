@@ -157,10 +157,15 @@ def write_folder(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise LoadError(f"Cannot create folder {str(folder)!r}: {error}") from None
-    spec = data.schema.to_dict()
     for name, frame in data.items():
-        file_name = f"{name}.{format}"
-        _atomic_write(folder / file_name, _frame_writer(frame, format))
+        _atomic_write(folder / f"{name}.{format}", _frame_writer(frame, format))
+    write_folder_schema(data.schema, folder, {name: f"{name}.{format}" for name in data})
+
+
+def write_folder_schema(schema: Schema, folder: Path, files: Mapping[str, str]) -> None:
+    """Write ``schema.yaml`` into ``folder``, naming each table's file (``write_folder``'s layout)."""
+    spec = schema.to_dict()
+    for name, file_name in files.items():
         spec["tables"][name] = {"file": file_name, **spec["tables"][name]}
     _write_schema_spec(spec, folder / "schema.yaml")
 

@@ -295,6 +295,59 @@ def ks_statistics(source: Source, kinds: Mapping[str, ColumnKind]) -> dict[str, 
     return out
 
 
+# -- content digest --------------------------------------------------------------------------------
+DIGEST_PIECES = 4  # the md5 of a row, as four 32-bit numbers
+
+
+def canonical_text_sql(source: Source, column: str, kind: ColumnKind) -> str:
+    """SQL for a value as text that DuckDB and PostgreSQL write alike (NULL for a missing value).
+
+    Numbers as doubles: integral ones below 1e15 as integers ("3", never "3.0"), others in the
+    engines' shortest round-trip form, NaN missing, -0.0 as 0, infinities as "inf" and "-inf";
+    datetimes as UTC nanoseconds; everything else as the engine's text of the value.
+    """
+    if kind is ColumnKind.DATETIME:
+        return f"CAST({source.engine.epoch_ns(quote(column))} AS VARCHAR)"
+    if kind not in (ColumnKind.NUMERIC, ColumnKind.INTEGER):
+        return f"CAST({quote(column)} AS VARCHAR)"
+    x = f"CAST({quote(column)} AS {_DOUBLE})"
+    return (
+        f"CASE WHEN {x} IS NULL OR {x} IN (CAST('NaN' AS {_DOUBLE})) THEN NULL "
+        f"WHEN {x} IN (CAST('Infinity' AS {_DOUBLE})) THEN 'inf' "
+        f"WHEN {x} IN (CAST('-Infinity' AS {_DOUBLE})) THEN '-inf' "
+        f"WHEN {x} = FLOOR({x}) AND ABS({x}) < 1e15 THEN CAST(CAST({x} AS BIGINT) AS VARCHAR) "
+        f"ELSE CAST({x} AS VARCHAR) END"
+    )
+
+
+def digest_sql(source: Source, table: str, kinds: Mapping[str, ColumnKind]) -> str:
+    """Rows, and per 32-bit piece of each row's md5, its sum over every row: an order-free digest.
+
+    A row's text is its values in column-name order, each as ``<length>:<text>`` (``-`` when
+    missing), joined by commas, so no two rows write alike. Sums of 32-bit numbers cannot overflow
+    (DuckDB sums into 128 bits, PostgreSQL into NUMERIC) and do not depend on row order.
+    """
+    parts = []
+    for column in sorted(kinds):
+        text = canonical_text_sql(source, column, kinds[column])
+        parts.append(f"COALESCE(CAST(LENGTH({text}) AS VARCHAR) || ':' || {text}, '-')")
+    row = " || ',' || ".join(parts) if parts else "''"
+    pieces = ", ".join(
+        f"{source.engine.hex_to_bigint(f'SUBSTR(h, {1 + 8 * i}, 8)')} AS p{i}" for i in range(DIGEST_PIECES)
+    )
+    sums = ", ".join(f"SUM(p{i})" for i in range(DIGEST_PIECES))
+    return (
+        f"SELECT COUNT(*), {sums} FROM (SELECT {pieces} FROM "
+        f"(SELECT md5({row}) AS h FROM {source.relations[table]} AS t) AS hashed) AS pieces"
+    )
+
+
+def content_digest(source: Source, table: str, kinds: Mapping[str, ColumnKind]) -> tuple[int, list[int]]:
+    """The rows of a table and the sums of ``digest_sql``, computed in the engine on every row."""
+    (row,) = source.engine.rows(digest_sql(source, table, kinds))
+    return int(row[0]), [int(v or 0) for v in row[1:]]
+
+
 # -- keys ----------------------------------------------------------------------------------------
 def _all_present(alias: str, columns: Sequence[str]) -> str:
     return " AND ".join(f"{alias}.{quote(c)} IS NOT NULL" for c in columns)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from reportgen.data.schema import Schema
 from reportgen.errors import InvalidParameterError, LoadError
 
 DEFAULT_MEMORY_LIMIT = "512MB"  # DuckDB spills larger aggregates and sorts to disk
+DUCKDB_VECTOR = 2048  # rows of one DuckDB vector: its results are fetched in whole vectors
 _FORMATS = {"parquet": (".parquet",), "csv": (".csv", ".csv.gz")}
 
 
@@ -72,12 +73,24 @@ class Engine(ABC):
         """The result of ``query`` as a DataFrame (for bounded results: samples)."""
 
     @abstractmethod
+    def batches(self, query: str, size: int) -> Iterator[pd.DataFrame]:
+        """The result of ``query`` as DataFrames of ``size`` rows (the last one shorter), streamed.
+
+        Rows come in the engine's order: file order for Parquet and CSV and a DuckDB table's
+        insertion order; a database's scan order otherwise (an ``ORDER BY`` in ``query`` fixes it).
+        """
+
+    @abstractmethod
     def close(self) -> None:
         """Release the connection."""
 
     def epoch_ns(self, column: str) -> str:
         """SQL for a datetime column as integer nanoseconds since 1970-01-01 UTC (naive = UTC)."""
         return f"CAST(EXTRACT(EPOCH FROM {column}) * 1000000 AS BIGINT) * 1000"
+
+    def hex_to_bigint(self, text: str) -> str:
+        """SQL for 8 hexadecimal digits as an integer in [0, 2**32)."""
+        return f"CAST(CAST('x' || {text} AS BIT(32)) AS BIGINT)"
 
 
 class DuckDBEngine(Engine):
@@ -106,11 +119,23 @@ class DuckDBEngine(Engine):
     def frame(self, query: str) -> pd.DataFrame:
         return self._run(query).df()
 
-    def _run(self, query: str) -> Any:
+    def batches(self, query: str, size: int) -> Iterator[pd.DataFrame]:
+        import duckdb
+
+        cursor = self.connection.cursor()  # its own result: other queries may run meanwhile
+        try:
+            result = self._run(query, cursor)
+            yield from _rechunked(_chunks(result, max(1, size // DUCKDB_VECTOR)), size)
+        except duckdb.Error as error:
+            raise LoadError(f"DuckDB could not read the data: {error}") from None
+        finally:
+            cursor.close()
+
+    def _run(self, query: str, connection: Any = None) -> Any:
         import duckdb
 
         try:
-            return self.connection.execute(query)
+            return (connection or self.connection).execute(query)
         except duckdb.Error as error:
             raise LoadError(f"DuckDB could not run a query on the data: {error}") from None
 
@@ -119,6 +144,9 @@ class DuckDBEngine(Engine):
 
     def epoch_ns(self, column: str) -> str:
         return f"epoch_ns(CAST({column} AS TIMESTAMP))"
+
+    def hex_to_bigint(self, text: str) -> str:
+        return f"CAST('0x' || {text} AS BIGINT)"
 
 
 class SQLAlchemyEngine(Engine):
@@ -137,6 +165,13 @@ class SQLAlchemyEngine(Engine):
             result = self._execute(conn, query)
             return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
 
+    def batches(self, query: str, size: int) -> Iterator[pd.DataFrame]:
+        with self._connect() as conn:
+            result = self._execute(conn.execution_options(stream_results=True), query)
+            columns = list(result.keys())
+            for part in result.partitions(size):
+                yield pd.DataFrame(part, columns=columns)
+
     def _connect(self) -> sa.Connection:
         try:
             return self.engine.connect()
@@ -151,6 +186,27 @@ class SQLAlchemyEngine(Engine):
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _chunks(result: Any, vectors: int) -> Iterator[pd.DataFrame]:
+    """A DuckDB result's rows as DataFrames of ``vectors`` vectors, until none is left."""
+    while len(chunk := result.fetch_df_chunk(vectors)):
+        yield chunk
+
+
+def _rechunked(frames: Iterator[pd.DataFrame], size: int) -> Iterator[pd.DataFrame]:
+    """``frames`` cut and joined into frames of exactly ``size`` rows (the last one shorter)."""
+    pending: list[pd.DataFrame] = []
+    held = 0
+    for frame in frames:
+        pending.append(frame)
+        held += len(frame)
+        while held >= size:
+            joined = pd.concat(pending, ignore_index=True)
+            yield joined.iloc[:size].reset_index(drop=True)
+            pending, held = [joined.iloc[size:]], held - size
+    if held:
+        yield pd.concat(pending, ignore_index=True)
 
 
 @dataclass

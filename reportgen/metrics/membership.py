@@ -173,7 +173,7 @@ def compute_membership(
     the same seed the numbers equal the report's. Views that cannot be attacked (no compared
     column, too few rows) are left out; the report lists them with the reason.
     """
-    from reportgen.api import prepare_context
+    from reportgen.api import prepared
     from reportgen.settings import ReportSettings
 
     if data_test is None:
@@ -181,6 +181,6 @@ def compute_membership(
     settings = ReportSettings(
         seed=seed, n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max, mia_max_targets=max_targets
     )
-    ctx = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
-    views = {name: _view_membership(ctx, name, view) for name, view in ctx.distance_views().items()}
+    with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
+        views = {name: _view_membership(ctx, name, view) for name, view in ctx.distance_views().items()}
     return {name: v.stats for name, v in views.items() if isinstance(v, ViewMembership)}

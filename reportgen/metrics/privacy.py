@@ -161,15 +161,17 @@ def compute_privacy_stats(
 ) -> dict[str, PrivacyStats]:
     """The privacy score, its std and the risk of every table (and entity view): ``{name: PrivacyStats}``.
 
-    Same inputs as ``report()`` (DataFrame, dict of DataFrames or RelationalData); ``n_max`` caps
-    the rows of every role as ``report(n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max)``
+    Same inputs as ``report()``: DataFrame, dict of DataFrames or RelationalData, or data read in
+    place (a ``reportgen.sources`` source, a Parquet/CSV path, a ``.duckdb`` file or a database
+    URL), whose samples are drawn in its engine. ``n_max`` caps the rows of every role as
+    ``report(n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max)``
     does, so with the same seed the numbers equal the report's; ``data_test`` is the holdout given
     to ``report()`` (it decides which columns get a missing indicator in the distance space, and
     adds the holdout curve; the score and risk do not depend on whether it is given). Tables that
     cannot be measured (no compared column, or fewer than 100 training rows) are left out; the
     report lists them with the reason.
     """
-    from reportgen.api import prepare_context
+    from reportgen.api import prepared
     from reportgen.settings import ReportSettings
 
     settings = ReportSettings(
@@ -181,12 +183,12 @@ def compute_privacy_stats(
         risk_confidence=risk_confidence,
         privacy_repeats=n_repeats,
     )
-    ctx = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
     stats = {}
-    for name, view in ctx.distance_views().items():
-        measured = _view_privacy(ctx, name, view, with_max_similarity=False)
-        if isinstance(measured, TablePrivacy) and measured.proximity is not None:
-            stats[name] = measured.proximity
+    with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
+        for name, view in ctx.distance_views().items():
+            measured = _view_privacy(ctx, name, view, with_max_similarity=False)
+            if isinstance(measured, TablePrivacy) and measured.proximity is not None:
+                stats[name] = measured.proximity
     return stats
 
 

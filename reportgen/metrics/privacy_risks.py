@@ -153,7 +153,7 @@ def compute_privacy_risks(
     ``n_max_*`` do, so with the same seed the numbers equal the report's. Tables that cannot be
     attacked (too few rows, no compared column) are left out; the report lists them with the reason.
     """
-    from reportgen.api import prepare_context
+    from reportgen.api import prepared
     from reportgen.settings import ReportSettings
 
     if data_test is None:
@@ -167,8 +167,8 @@ def compute_privacy_risks(
         risk_secrets=tuple(secrets) if secrets is not None else None,
         risk_link_columns=link_columns,
     )
-    ctx = prepare_context(data_train, data_test, data_synth, settings, schema=schema)
-    views = {name: _view_risks(ctx, name, view) for name, view in ctx.distance_views().items()}
+    with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
+        views = {name: _view_risks(ctx, name, view) for name, view in ctx.distance_views().items()}
     return {name: risks for name, risks in views.items() if isinstance(risks, ViewRisks)}
 
 

@@ -152,6 +152,29 @@ def row_scores(real: RealReference, generated: np.ndarray) -> RowScores:
     return RowScores(level, radius, authentic)
 
 
+@dataclass(frozen=True)
+class RowTally:
+    """Rows per support level and authentic rows of a generated set: what precision needs of it.
+
+    Tallies add up, so a set scored batch by batch (``reportgen.auditing.curate``) gets the numbers
+    of the whole set without holding its rows.
+    """
+
+    levels: np.ndarray  # rows per support level, N_LEVELS + 2 bins
+    authentic: int
+    rows: int
+
+    @classmethod
+    def of(cls, rows: RowScores, keep: np.ndarray | None = None) -> RowTally:
+        """The tally of ``rows`` (only the ``keep`` ones when given)."""
+        level = rows.support_level if keep is None else rows.support_level[keep]
+        authentic = rows.authentic if keep is None else rows.authentic[keep]
+        return cls(np.bincount(level, minlength=N_LEVELS + 2), int(authentic.sum()), len(level))
+
+    def __add__(self, other: RowTally) -> RowTally:
+        return RowTally(self.levels + other.levels, self.authentic + other.authentic, self.rows + other.rows)
+
+
 def sample_scores(
     real: RealReference, rows: RowScores, recall_generated: np.ndarray, *, keep: np.ndarray | None = None
 ) -> SampleScores:
@@ -160,16 +183,18 @@ def sample_scores(
     ``keep`` (bool per row) restricts precision and authenticity to some rows (an audited set);
     ``recall_generated`` must then hold only kept rows.
     """
-    level = rows.support_level if keep is None else rows.support_level[keep]
-    authentic = rows.authentic if keep is None else rows.authentic[keep]
-    counts = np.bincount(level, minlength=N_LEVELS + 2)[: N_LEVELS + 1]
-    precision = np.cumsum(counts) / max(len(level), 1)
     recall = beta_recall(real.recall_rows, real.nnd_k, recall_generated)
+    return tally_scores(RowTally.of(rows, keep), recall)
+
+
+def tally_scores(tally: RowTally, recall: np.ndarray) -> SampleScores:
+    """The curves and numbers of a generated set from its tally and its beta-recall curve."""
+    precision = np.cumsum(tally.levels[: N_LEVELS + 1]) / max(tally.rows, 1)
     return SampleScores(
         ip_alpha=integrated(precision),
         ir_beta=integrated(recall),
-        authenticity=float(authentic.mean()) if len(authentic) else 0.0,
-        rows=len(level),
+        authenticity=tally.authentic / tally.rows if tally.rows else 0.0,
+        rows=tally.rows,
         curves=Curves(levels=LEVELS.tolist(), precision=precision.tolist(), recall=recall.tolist()),
     )
 

@@ -23,6 +23,7 @@ from reportgen.metrics.relational import compute_relational
 from reportgen.metrics.similarity import compute_similarity
 from reportgen.settings import ReportSettings
 
+from ..test_provenance import _duckdb_file, _engine_fingerprint, _kinds, _mixed
 from .test_lake import mixed, shop
 
 
@@ -189,6 +190,17 @@ def test_a_postgres_input_gives_the_numbers_of_the_same_data_as_csv(fresh_postgr
         csv_numbers = _counted_numbers(from_csv)
     assert pg_numbers == csv_numbers
     assert from_pg.in_place is not None and from_pg.in_place.engines[TRAIN] == "postgresql"
+
+
+@pytest.mark.postgres
+def test_the_same_table_in_duckdb_and_postgresql_has_the_same_fingerprint(
+    people, tmp_path, fresh_postgres_url
+):
+    frame = _mixed(people)
+    kinds = _kinds(frame)
+    write_sql(RelationalData({"people": frame}), fresh_postgres_url)
+    in_duckdb = _engine_fingerprint(_duckdb_file(tmp_path / "a.duckdb", frame), kinds)
+    assert _engine_fingerprint(fresh_postgres_url, kinds) == in_duckdb
 
 
 def _counted_numbers(context) -> str:
