@@ -270,7 +270,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         if all(len(f) <= n_max for f in self._tables.values()):
             return self
         rng = np.random.default_rng(seed)
-        kept, methods = self._entity_sample(root or self.default_root(), n_max, rng)
+        kept, methods = self._closed(*self._entity_sample(root or self.default_root(), n_max, rng))
         if root is None and self._served(kept, n_max) < MIN_SERVED:
             by_rows = self._row_sample(n_max, rng)
             if self._served(by_rows[0], n_max) > self._served(kept, n_max):
@@ -308,12 +308,18 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         self, n_max: int, rng: np.random.Generator
     ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         """Children first: each table keeps what its kept child rows refer to, then random rows."""
-        from reportgen.data.subsets import keep_rows  # subsets builds on this module
-
         kept: dict[str, np.ndarray] = {}
         methods: dict[str, str] = {}
         for name in reversed(self.schema.topological_order()):
             kept[name], methods[name] = self._closed_rows(name, kept, n_max, rng)
+        return self._closed(kept, methods)
+
+    def _closed(
+        self, kept: dict[str, np.ndarray], methods: dict[str, str]
+    ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+        """Less the kept rows whose parent row was not kept (a table's referred rows past the cap)."""
+        from reportgen.data.subsets import keep_rows  # subsets builds on this module
+
         _, dropped = keep_rows(self, kept)
         for name, lost in dropped.items():
             if lost.any():

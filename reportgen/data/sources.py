@@ -136,6 +136,12 @@ class DuckDBEngine(Engine):
 
         try:
             return (connection or self.connection).execute(query)
+        except duckdb.OutOfMemoryException as error:
+            raise LoadError(
+                f"DuckDB ran out of its memory limit ({self.memory_limit}) on a query of the data. "
+                "Open the inputs with a higher limit, e.g. reportgen.data.sources.parquet(path, "
+                f"memory_limit='2GB'), and pass the source to report(). DuckDB said: {error}"
+            ) from None
         except duckdb.Error as error:
             raise LoadError(f"DuckDB could not run a query on the data: {error}") from None
 

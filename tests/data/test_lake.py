@@ -77,6 +77,34 @@ def test_duckdb_bin_counts_equal_the_in_memory_counts_exactly(parquet_table):
     assert missing == {c: int(n) for c, n in frame.isna().sum().items()}
 
 
+def test_counts_in_statements_of_a_few_sets_each_equal_one_statements(parquet_table, monkeypatch):
+    # A wide table's pairs are counted in batches, each within the engine's memory: the cut may
+    # change how many statements run, never a count.
+    folder, frame = parquet_table
+    source = sources.parquet(folder)
+    sample = canonical(frame).sample(3000, random_state=1)
+    bins, pair_bins = fitted(sample, None), fitted(sample, 4)
+    whole = lake.bin_counts(source, "events", list(KINDS), bins, pair_bins)
+    statements = []
+    run = source.engine.rows
+    monkeypatch.setattr(source.engine, "rows", lambda q: statements.append(q) or run(q))
+    monkeypatch.setattr(lake, "SETS_PER_STATEMENT", 2)
+    assert_same_counts(lake.bin_counts(source, "events", list(KINDS), bins, pair_bins), whole)
+    n_sets = 4 + 15  # the own bins of the numbers and dates (x, i, z, d), and the 15 pairs
+    assert sum("GROUPING SETS" in q for q in statements) == -(-n_sets // 2)
+
+
+def test_batches_keep_the_sets_in_order_within_both_bounds():
+    sizes = {"a": 10, "b": 10, "c": 1_000, "d": 2}
+    sets = [("a",), ("a", "b"), ("c", "d"), ("b", "d"), ("a", "c")]
+    assert lake.grouping_batches(sets, sizes, cells=2_000) == [
+        [("a",), ("a", "b")],  # 110 cells; with c-d's 2,000 more it would pass 2,000
+        [("c", "d")],  # larger than the bound: a batch alone
+        [("b", "d")],
+        [("a", "c")],  # 20 + 10,000 would pass it
+    ]
+
+
 def test_the_engine_sample_is_seeded_and_independent_of_the_file_layout(parquet_table, tmp_path):
     folder, frame = parquet_table
     frame.iloc[::-1].to_parquet(tmp_path / "events.parquet", index=False)  # other order, one file
@@ -197,3 +225,11 @@ def test_one_query_reads_files_with_any_duckdb_source_but_not_dataframes_of_two_
     assert apart.apart() == (
         "no one query reads every role (training: DataFrames in memory; synthetic: DataFrames in memory)"
     )
+
+
+def test_a_query_past_the_memory_limit_says_which_limit_and_how_to_raise_it(tmp_path):
+    frame = pd.DataFrame({"a": np.arange(2_000_000), "b": np.arange(2_000_000) % 7})
+    frame.to_parquet(tmp_path / "big.parquet", index=False)
+    source = sources.parquet(tmp_path / "big.parquet", memory_limit="1MB")
+    with pytest.raises(LoadError, match=r"memory limit \(1MB\).*memory_limit='2GB'"):
+        source.engine.rows(f"SELECT a, COUNT(*) FROM {source.relations['big']} GROUP BY a")

@@ -72,6 +72,30 @@ def test_sample_caps_rows_and_stays_closed(chinook):
     assert chinook.sample(10**6, seed=0) is chinook
 
 
+def test_whole_entities_stay_closed_when_a_lookup_tables_referred_rows_pass_the_cap():
+    # Each customer has 3 orders and 3 reviews, each of a product of its own: whole customers fill
+    # the cap of 60 orders and 60 reviews, which refer to 120 products, more than the lookup
+    # table's cap allows. The rows of the products left out go too: the sample stays closed.
+    customers = pd.DataFrame({"cid": range(300)})
+    orders = pd.DataFrame({"oid": range(900), "cid": np.repeat(range(300), 3), "pid": range(900)})
+    reviews = pd.DataFrame({"rid": range(900), "cid": np.repeat(range(300), 3), "pid": range(900, 1800)})
+    products = pd.DataFrame({"pid": range(1800), "price": np.arange(1800.0)})
+    schema = Schema(
+        customers=Table(cid=PrimaryKey()),
+        orders=Table(oid=PrimaryKey(), cid=ForeignKey(parent="customers"), pid=ForeignKey(parent="products")),
+        reviews=Table(
+            rid=PrimaryKey(), cid=ForeignKey(parent="customers"), pid=ForeignKey(parent="products")
+        ),
+        products=Table(pid=PrimaryKey()),
+    )
+    tables = {"customers": customers, "orders": orders, "reviews": reviews, "products": products}
+    sample = RelationalData(tables, schema).sample(60, seed=0, root="customers")
+    assert_closed(sample)
+    assert len(sample["products"]) == 60
+    assert 0 < len(sample["orders"]) + len(sample["reviews"]) <= 60  # 120 referred to 60 products
+    assert sample.sampling["orders"].method.endswith("less the rows whose parent row was not kept")
+
+
 def test_sample_of_one_table_is_a_seeded_uniform_subset(people):
     data = RelationalData(people)
     one, two = data.sample(50, seed=4), data.sample(50, seed=4)
