@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-from reportgen.api import prepare_context
+from reportgen.api import prepare_context, prepared
 from reportgen.binning import bin_counts_in_memory
 from reportgen.data.io import write_folder, write_sql
 from reportgen.data.kinds import to_canonical
@@ -19,6 +19,7 @@ from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind as K
 from reportgen.data.schema import ForeignKey, PrimaryKey, Schema, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.errors import IncompatibleDataError
 from reportgen.metrics.relational import compute_relational
 from reportgen.metrics.similarity import compute_similarity
 from reportgen.settings import ReportSettings
@@ -454,6 +455,23 @@ def test_a_report_on_a_relational_parquet_input_reads_closed_samples(tmp_path):
     (said,) = [f.message for f in context.findings if f.code == "read_in_place" and "training" in f.message]
     assert "less the rows whose parent row was not kept, drawn in duckdb" in said
     assert_closed(dict(context.train), data)
+
+
+def test_synthetic_data_read_in_place_may_lack_tables_as_in_memory_and_page_1_says_so(tmp_path):
+    # As with DataFrames: a table the generator did not make is left out and fails its bar,
+    # and the holdout need not have it; a holdout lacking a table the synthetic data has is refused.
+    data = store(3)
+    made = [t for t in data if t != "reviews"]
+    write_folder(data, tmp_path / "train", format="parquet")
+    write_folder(data.restricted(made), tmp_path / "synth", format="parquet")
+    write_folder(data.restricted(made), tmp_path / "holdout", format="parquet")
+    settings = ReportSettings(seed=0, n_max_train=300, n_max_test=300, n_max_synth=300)
+    with prepared(tmp_path / "train", tmp_path / "holdout", tmp_path / "synth", settings) as context:
+        assert context.in_place is not None and sorted(context.train) == sorted(made)
+        assert [f.table for f in context.findings if f.code == "synthetic_table_missing"] == ["reviews"]
+    write_folder(data.restricted([t for t in made if t != "items"]), tmp_path / "short", format="parquet")
+    with pytest.raises(IncompatibleDataError, match=r"holdout data .* lacks table\(s\) \['items'\]"):
+        prepare_context(tmp_path / "train", tmp_path / "short", tmp_path / "synth", settings)
 
 
 @pytest.mark.postgres
