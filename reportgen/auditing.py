@@ -43,7 +43,7 @@ import pyarrow.parquet as pq
 
 from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
 from reportgen.data import lake
-from reportgen.data.in_place import _tidy
+from reportgen.data.in_place import tidy
 from reportgen.data.io import write_folder_schema
 from reportgen.data.reconcile import reconcile_roles
 from reportgen.data.relational import RelationalData
@@ -428,7 +428,7 @@ def _parquet_target(out: Path, table: str) -> Path:
 
 def _reconciled(ctx: EvaluationContext, table: str, batch: pd.DataFrame) -> pd.DataFrame:
     """A batch of synthetic rows read as the synthetic sample was: training columns, reconciled values."""
-    conformed, _ = conform(ctx.full_train, _tidy({table: batch}), SYNTH)
+    conformed, _ = conform(ctx.full_train, tidy({table: batch}), SYNTH)
     return reconcile_roles(ctx.full_train, None, conformed).synth[table]
 
 

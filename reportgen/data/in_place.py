@@ -159,14 +159,14 @@ def _sample(
     keys = keys.subset([t for t in keys if t in source.relations])
     if all(n <= n_max for n in rows.values()):
         frames = {t: lake.sample_rows(source, t, n_max, seed) for t in keys}
-        return _tidy(frames), _record(frames, rows, {t: "all rows" for t in frames})
+        return tidy(frames), _record(frames, rows, {t: "all rows" for t in frames})
     if keys.relations:
         frames, methods = lake_sample.sample(source, keys, rows, n_max, seed)
-        return _tidy(frames), _record(frames, rows, methods)
+        return tidy(frames), _record(frames, rows, methods)
     frames = {t: lake.sample_rows(source, t, n_max, seed) for t in keys}
     uniform = f"uniform random rows (md5 order with the seed), drawn in {source.engine.dialect}"
     methods = {t: "all rows" if rows[t] <= n_max else uniform for t in keys}
-    return _tidy(frames), _record(frames, rows, methods)
+    return tidy(frames), _record(frames, rows, methods)
 
 
 def _record(
@@ -175,7 +175,7 @@ def _record(
     return {t: TableSample(rows[t], len(f), methods[t]) for t, f in frames.items()}
 
 
-def _tidy(frames: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+def tidy(frames: Mapping[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
     """Engine frames with the dtypes ``pandas.read_parquet`` gives (strings as objects)."""
     return {
         t: f.astype({c: object for c in f.columns if isinstance(f[c].dtype, pd.StringDtype)})

@@ -38,7 +38,7 @@ import pandas as pd
 
 from reportgen.data.lake import literal, matches, row_hash_sql
 from reportgen.data.links import key_values
-from reportgen.data.relational import MIN_SERVED
+from reportgen.data.relational import MIN_SERVED, entity_root, served
 from reportgen.data.schema import Relation, Schema
 from reportgen.data.sources import Source, quote
 
@@ -53,7 +53,7 @@ def sample(
     source: Source, schema: Schema, rows: Mapping[str, int], n_max: int, seed: int
 ) -> tuple[Frames, dict[str, str]]:
     """Each table's sample and how it was drawn (the module docstring gives the rules)."""
-    frames, methods = _entity_sample(source, schema, root_of(schema, rows), rows, n_max, seed)
+    frames, methods = _entity_sample(source, schema, entity_root(schema, rows), rows, n_max, seed)
     if _served(frames, rows, n_max) < MIN_SERVED:
         by_rows = _row_sample(source, schema, rows, n_max, seed)
         if _served(by_rows[0], rows, n_max) > _served(frames, rows, n_max):
@@ -65,15 +65,8 @@ def sample(
     )
 
 
-def root_of(schema: Schema, rows: Mapping[str, int]) -> str:
-    """The root with the most rows in its hierarchy, as ``RelationalData.default_root`` chooses."""
-    roots = schema.roots()
-    return max(roots, key=lambda t: (sum(rows[d] for d in [t, *schema.descendants(t)]), -roots.index(t)))
-
-
 def _served(frames: Mapping[str, pd.DataFrame], rows: Mapping[str, int], n_max: int) -> float:
-    """The smallest share, over tables, of the rows a table could have had within the cap."""
-    return min((len(frames[t]) / min(n, n_max) for t, n in rows.items() if n and t in frames), default=1.0)
+    return served({t: len(f) for t, f in frames.items()}, rows, n_max)
 
 
 def _entity_sample(

@@ -168,11 +168,14 @@ class RelationalData(Mapping[str, pd.DataFrame]):
     # -- split and sample ------------------------------------------------------------------------
     def default_root(self) -> str:
         """The table whose rows are the entities: the root with the most rows below it."""
-        roots = self.schema.roots()
-        return max(roots, key=lambda t: (self._hierarchy_rows(t), -roots.index(t)))
+        return entity_root(self.schema, self.row_counts)
+
+    @property
+    def row_counts(self) -> dict[str, int]:
+        return {name: len(frame) for name, frame in self._tables.items()}
 
     def _hierarchy_rows(self, table: str) -> int:
-        return sum(len(self._tables[t]) for t in [table, *self.schema.descendants(table)])
+        return hierarchy_rows(self.schema, self.row_counts, table)
 
     def plan_split(self, ratio: float, *, root: str | None = None) -> SplitPlan:
         """Which table ``split`` divides on, and why (see ``split``); nothing is split here."""
@@ -301,8 +304,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         return kept, methods
 
     def _served(self, kept: Mapping[str, np.ndarray], n_max: int) -> float:
-        """The smallest share, over tables, of the rows a table could have had within the cap."""
-        return min(int(kept[n].sum()) / min(len(f), n_max) for n, f in self._tables.items() if len(f))
+        return served({n: int(k.sum()) for n, k in kept.items()}, self.row_counts, n_max)
 
     def _row_sample(
         self, n_max: int, rng: np.random.Generator
@@ -381,6 +383,29 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         graph = coo_matrix((np.ones(len(rows_arr)), (rows_arr, cols_arr)), shape=(n_nodes, n_nodes))
         n, labels = connected_components(graph, directed=False)
         return {t: labels[offsets[t] : offsets[t] + len(self._tables[t])] for t in tables}, n
+
+
+def entity_root(schema: Schema, rows: Mapping[str, int]) -> str:
+    """The root whose entities a sample keeps whole: the one with the most rows in its hierarchy.
+
+    Shared by ``RelationalData.sample`` and the sample drawn in a database (``lake_sample``).
+    """
+    roots = schema.roots()
+    return max(roots, key=lambda t: (hierarchy_rows(schema, rows, t), -roots.index(t)))
+
+
+def hierarchy_rows(schema: Schema, rows: Mapping[str, int], table: str) -> int:
+    """Rows of ``table`` and of every table below it."""
+    return sum(rows[t] for t in [table, *schema.descendants(table)])
+
+
+def served(used: Mapping[str, int], available: Mapping[str, int], n_max: int) -> float:
+    """The smallest share, over tables with rows, of the rows a table could have had within the cap.
+
+    Below ``MIN_SERVED``, a sample by rows replaces one by whole entities if it serves better.
+    """
+    shares = (used[t] / min(n, n_max) for t, n in available.items() if n and t in used)
+    return min(shares, default=1.0)
 
 
 def as_relational(
