@@ -114,6 +114,18 @@ def test_training_leaves_torch_global_state_alone():
     assert torch.are_deterministic_algorithms_enabled() == deterministic
 
 
+def test_training_gives_the_weights_of_the_plain_optimizer_loop(monkeypatch):
+    """AdamW's ``foreach`` form (fewer calls, for speed) does the for-loop form's arithmetic exactly."""
+    x = np.random.default_rng(1).normal(size=(700, 5)).astype(np.float32)
+    fast = fit_one_class(x, np.random.default_rng(2), OneClassConfig(max_epochs=30))
+    adamw = torch.optim.AdamW
+    monkeypatch.setattr(torch.optim, "AdamW", lambda *a, **k: adamw(*a, **(k | {"foreach": False})))
+    plain = fit_one_class(x, np.random.default_rng(2), OneClassConfig(max_epochs=30))
+    assert fast.training == plain.training
+    for a, b in zip(fast.network.parameters(), plain.network.parameters(), strict=True):
+        assert torch.equal(a, b)
+
+
 def test_the_network_is_as_specified_and_early_stopping_keeps_the_best_epoch():
     x = np.random.default_rng(0).normal(size=(500, 6)).astype(np.float32)
     embedding = fit_one_class(x, np.random.default_rng(0), OneClassConfig(max_epochs=40, patience=3))
