@@ -14,6 +14,7 @@ from reportgen.privacy.alpha_beta import (
     LEVELS,
     RealReference,
     RowFlags,
+    _radii,
     beta_recall,
     integrated,
     row_scores,
@@ -21,7 +22,7 @@ from reportgen.privacy.alpha_beta import (
     subsample,
 )
 from reportgen.privacy.distance_space import DistanceSpace
-from reportgen.privacy.neighbours import brute_force_knn
+from reportgen.privacy.neighbours import brute_force_knn, knn
 from reportgen.privacy.one_class import OneClassConfig, fit_one_class
 from reportgen.settings import ReportSettings
 
@@ -201,6 +202,80 @@ def test_metrics_equal_a_direct_computation_of_the_definitions(case):
     assert scores.authenticity == pytest.approx(authentic.mean())
     assert scores.ip_alpha == pytest.approx(1 - 2 * np.trapezoid(np.abs(precision - LEVELS), LEVELS))
     assert scores.ir_beta == pytest.approx(1 - 2 * np.trapezoid(np.abs(recall - LEVELS), LEVELS))
+
+
+def beta_recall_by_balls(real: np.ndarray, nnd_k: np.ndarray, generated: np.ndarray) -> np.ndarray:
+    """The former ``beta_recall``, kept as an oracle: ``g(x)`` from 8 then 32 neighbours, ball by ball.
+
+    Every comparison goes through ``knn``, so it says what ``knn`` says, ties included.
+    """
+    if len(generated) == 0 or len(real) == 0:
+        return np.zeros(len(LEVELS))
+    g_radius = _radii(generated, generated.mean(axis=0, dtype=np.float64))
+    ball_radii = np.quantile(g_radius, LEVELS)
+    g = np.full(len(real), np.inf)
+    unsure = np.arange(len(real))
+    for k in (8, 32):
+        k = min(k, len(generated))
+        distance, index = knn(real[unsure], generated, k=k)
+        close = distance <= nnd_k[unsure, None]
+        g[unsure] = np.where(close, g_radius[index], np.inf).min(axis=1)
+        unsure = unsure[close[:, -1]] if k < len(generated) else unsure[:0]
+        if len(unsure) == 0:
+            break
+    covered = g[:, None] <= ball_radii[None, :]
+    for j, r in enumerate(ball_radii):
+        rows = unsure[g[unsure] > r]
+        inside = np.flatnonzero(g_radius <= r)
+        if len(rows) and len(inside):
+            covered[rows, j] = knn(real[rows], generated[inside])[0][:, 0] <= nnd_k[rows]
+    return covered.mean(axis=0)
+
+
+def recall_cases(rng: np.random.Generator):
+    """(name, real, nnd_k, generated) on which the range search must give the former numbers."""
+    real = rng.normal(size=(400, 4)).astype(np.float32)
+    nnd = knn(real, k=5)[0][:, 4]
+    centres = rng.normal(size=(5, 4))
+    collapsed = (np.repeat(centres, 80, axis=0) + rng.normal(0, 1e-3, size=(400, 4))).astype(np.float32)
+    near_real = (np.repeat(real[:4], 100, axis=0) + rng.normal(0, 1e-3, size=(400, 4))).astype(np.float32)
+    yield "fresh", real, nnd, rng.normal(size=(300, 4)).astype(np.float32)
+    yield "collapsed", real, nnd, collapsed
+    # a few dense clumps on real rows: > 32 rows within NND_k, so the former code went ball by ball
+    yield "clumps on real rows", real, nnd, near_real
+    yield "copies of real rows: ties at exactly NND_k", real, nnd, np.vstack([real, real[:100]])
+    grid = rng.integers(0, 3, size=(500, 3)).astype(np.float32)  # few points: duplicates, exact ties
+    yield "grid", grid, knn(grid, k=5)[0][:, 4], rng.integers(0, 3, size=(1000, 3)).astype(np.float32)
+    wide = rng.normal(size=(300, 3)) * 10.0 ** rng.integers(-3, 3, size=(300, 1))
+    yield "float64 rows, float32 twins", wide[:150], knn(wide[:150], k=5)[0][:, 4], wide + 1e-12
+    # NND_k at a knn distance (the 1st to the 40th), or one float32 step either side, or a float64 value
+    d = knn(real, near_real, k=40)[0][np.arange(len(real)), rng.integers(0, 40, size=len(real))]
+    step = rng.choice(np.array([0, np.inf, -np.inf], np.float32), size=len(real))
+    yield "NND_k on a distance", real, np.where(step == 0, d, np.nextafter(d, step)), near_real
+    yield "NND_k in float64", real, d * (1 + rng.choice([-1e-8, 0, 1e-8], size=len(real))), near_real
+
+
+def test_the_range_search_gives_the_former_ball_by_ball_numbers_bit_for_bit():
+    rng = np.random.default_rng(7)
+    ball_by_ball = 0
+    for name, real, nnd, generated in recall_cases(rng):
+        k = min(32, len(generated))
+        ball_by_ball += int((knn(real, generated, k=k)[0][:, -1] <= nnd).sum())
+        expected = beta_recall_by_balls(real, nnd, generated)
+        assert beta_recall(real, nnd, generated).tobytes() == expected.tobytes(), name
+    assert ball_by_ball > 100  # the former code's last path ran
+
+
+def test_the_range_search_equals_the_former_code_on_small_random_sets_full_of_ties():
+    rng = np.random.default_rng(8)
+    for _ in range(300):
+        p, n, m = rng.integers(1, 4), rng.integers(6, 40), rng.integers(1, 60)
+        # float64 rows (float32 times a float64 scale); at 1e-20, squared distances far below 1
+        real = rng.integers(-2, 3, size=(n, p)).astype(np.float32) * rng.choice([1.0, 0.1, 1e-20])
+        generated = rng.integers(-2, 3, size=(m, p)).astype(np.float32) * rng.choice([1.0, 0.1])
+        nnd = knn(real, k=int(rng.integers(1, 6)))[0][:, -1]
+        expected = beta_recall_by_balls(real, nnd, generated)
+        assert beta_recall(real, nnd, generated).tobytes() == expected.tobytes(), (p, n, m)
 
 
 def test_the_grid_and_the_integral():
