@@ -54,12 +54,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from joblib import cpu_count
 from pydantic import BaseModel, Field
 from threadpoolctl import threadpool_limits
 
 from reportgen.errors import DataError
-from reportgen.privacy.neighbours import exact_sq_distances, knn
+from reportgen.privacy.neighbours import distinct_rows, exact_sq_distances, knn, usable_cores
 
 N_LEVELS = 40
 LEVELS = np.linspace(0.0, 1.0, N_LEVELS + 1)
@@ -239,8 +238,8 @@ def smallest_radius_within(
     rows, and every pair of duplicates within reach would otherwise be checked on its own.
     """
     real, generated = _float32(real, "real"), _float32(generated, "generated")
-    real_first, real_group = _distinct(real, nnd_k)
-    generated_first, generated_group = _distinct(generated)
+    real_first, real_group = distinct_rows(real, nnd_k)
+    generated_first, generated_group = distinct_rows(generated)
     radius = np.full(len(generated_first), np.inf)
     np.minimum.at(radius, generated_group, g_radius)
     search = _RangeSearch.of(real[real_first], nnd_k[real_first], generated[generated_first])
@@ -294,7 +293,7 @@ class _RangeSearch:
             close = np.flatnonzero(self.distances(rows, columns) <= self.nnd_k[rows])
             np.minimum.at(g, rows[close], radius[columns[close]])
 
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(cpu_count()) as pool:
+        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(usable_cores()) as pool:
             list(pool.map(one, range(0, len(self.real), step)))
         return g
 
@@ -318,17 +317,6 @@ def _float32(rows: np.ndarray, name: str) -> np.ndarray:
     if matrix.shape[1] == 0:  # no features: every distance is 0
         matrix = np.zeros((len(matrix), 1), np.float32)
     return matrix
-
-
-def _distinct(*arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One row index per distinct row (equal bit for bit in every array), and each row's group.
-
-    ``arrays[i][first][group]`` is ``arrays[i]``.
-    """
-    raw = np.hstack([np.ascontiguousarray(a).reshape(len(a), -1).view(np.uint8) for a in arrays])
-    keys = raw.view(np.dtype((np.void, raw.shape[1]))).ravel()
-    _, first, group = np.unique(keys, return_index=True, return_inverse=True)
-    return first, group.ravel()
 
 
 def _radii(x: np.ndarray, centre: np.ndarray) -> np.ndarray:

@@ -230,16 +230,26 @@ class _Groups:
 
     @classmethod
     def of(cls, x: np.ndarray, width: int) -> _Groups:
-        keys = x.view(np.dtype((np.void, x.dtype.itemsize * x.shape[1]))).ravel()
-        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        first, inverse = distinct_rows(x)
         if len(first) == len(x):  # all distinct: no copy
             every = np.arange(len(x))
             return cls(x, every, _first_rows(every, len(x), width))
         by_first = np.argsort(first, kind="stable")
         rank = np.empty_like(by_first)
         rank[by_first] = np.arange(len(by_first))
-        inverse = rank[inverse.ravel()]
+        inverse = rank[inverse]
         return cls(x[first[by_first]], inverse, _first_rows(inverse, len(first), width))
+
+
+def distinct_rows(*arrays: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One row index per distinct row (equal bit for bit in every array), and each row's group.
+
+    ``arrays[i][first][group]`` is ``arrays[i]``; groups are numbered in the order of their bytes.
+    """
+    raw = np.hstack([np.ascontiguousarray(a).reshape(len(a), -1).view(np.uint8) for a in arrays])
+    keys = raw.view(np.dtype((np.void, raw.shape[1]))).ravel()
+    _, first, group = np.unique(keys, return_index=True, return_inverse=True)
+    return first, group.ravel()
 
 
 def _first_rows(inverse: np.ndarray, n_groups: int, width: int) -> np.ndarray:
@@ -288,7 +298,7 @@ class _Engine:
             )
         numpy_matmul = on_cpu and backend != "torch"
         chunk = chunk_rows or (CPU_CHUNK_ROWS if on_cpu else GPU_CHUNK_ROWS)
-        threads = (n_threads or _usable_cores()) if on_cpu else 1
+        threads = (n_threads or usable_cores()) if on_cpu else 1
         return cls(target, numpy_matmul, chunk, threads)
 
     @property
@@ -358,7 +368,8 @@ class _Engine:
             torch.set_num_threads(previous_threads)
 
 
-def _usable_cores() -> int:
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
