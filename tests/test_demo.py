@@ -10,6 +10,7 @@ from pypdf import PdfReader
 
 from reportgen import ForeignKey, PrimaryKey, RelationalData, ReportResults, Schema, Table, report
 from reportgen.cli import main
+from reportgen.render.document import render_html
 from reportgen.render.formatting import fmt_count, fmt_num, fmt_pct
 
 from .test_readme import inside
@@ -101,6 +102,23 @@ def test_the_default_demo_shows_every_section_with_its_references(single):
             assert f"{h.label.split(' (')[0]}" in text
     similarity = shown["similarity"]
     assert f"Similarity {fmt_num(similarity.value, 1)} {fmt_num(similarity.reference, 1)}" in text
+
+
+def test_the_contents_number_every_part_in_page_order_over_both_columns(single):
+    results, _ = single
+    html = render_html(results)
+    contents = html[html.index('<nav class="toc"') : html.index("</nav>")]
+    pattern = r'<ol start="(\d+)" style="counter-reset: list-item (\d+)">(.*?)</ol>'
+    columns = re.findall(pattern, contents, re.DOTALL)
+    first, second = (re.findall(r'href="#([^"]+)"', entries) for _, _, entries in columns)
+    # The second column goes on counting, in browsers (start) and in WeasyPrint (the counter).
+    assert [(int(start), int(counter)) for start, counter, _ in columns] == [
+        (1, 0),
+        (len(first) + 1, len(first)),
+    ]
+    assert len(first) - len(second) in (0, 1)
+    parts = re.findall(r'<[a-z]+ class="[^"]*" id="(findings|sec-[^"]+|run|methodology|glossary)"', html)
+    assert first + second == parts
 
 
 def test_demo_pdf_has_the_overview(demo):

@@ -59,10 +59,23 @@ def render_html(results: ReportResults, json_sha256: str | None = None) -> str:
             if r.status == "not_applicable" and name in registered
         },
         sections=rendered,
+        contents=_contents(results, rendered),
         css=Markup(css),
         json_sha256=json_sha256,
     )
     return break_opportunities(html)
+
+
+def _contents(results: ReportResults, rendered: list[RenderedSection]) -> list[tuple[str, str]]:
+    """The table of contents in page order: (anchor, title) of each numbered part of the report."""
+    return [
+        *([("comparison", "Compared with the previous release")] if results.comparison else []),
+        ("findings", "Findings"),
+        *((f"sec-{s.name}", s.title) for s in rendered),
+        ("run", "How this report was produced"),
+        ("methodology", "Methodology"),
+        ("glossary", "Glossary"),
+    ]
 
 
 def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[str]:

@@ -1,6 +1,8 @@
 """The shared figure conventions: compact numbers, labels cut at word boundaries, notes, fonts."""
 
+import io
 import re
+from xml.etree import ElementTree
 
 import pytest
 
@@ -12,6 +14,7 @@ from reportgen.render.figures import (
     note_undrawable,
     tick_label,
     undrawable,
+    without_bare_groups,
 )
 
 CUT_NUMBER = re.compile(r"\d[,.]?…|…[,.]?\d")  # an ellipsis touching a digit: a number cut in two
@@ -77,3 +80,26 @@ def test_characters_no_installed_font_draws_are_named_and_the_figure_says_so(mon
     if not installed:
         assert cjk == "東京"
         assert "fonts-noto-cjk" in fig.get_supxlabel()
+
+
+def test_an_svg_without_bare_groups_keeps_every_drawn_element_in_order():
+    fig = new_figure(2, 2)
+    ax = fig.add_subplot()
+    ax.plot([0, 1, 2], [1, 0, 2], marker="o", label="a & <b>")
+    ax.set_title("t")
+    ax.legend()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg")
+    before, after = (
+        ElementTree.fromstring(svg) for svg in (buffer.getvalue(), without_bare_groups(buffer.getvalue()))
+    )
+
+    def bare(element):
+        return element.tag.endswith("}g") and set(element.keys()) <= {"id"}
+
+    def drawn(root):
+        return [(e.tag, e.attrib, e.text) for e in root.iter() if not bare(e)]
+
+    assert drawn(after) == drawn(before)
+    assert any(map(bare, before.iter())) and not any(map(bare, after.iter()))
+    assert without_bare_groups(b"<svg>\x07</svg>") == b"<svg>\x07</svg>"  # not XML: left as it is
