@@ -10,10 +10,12 @@ The report runs in a fresh subprocess, with utility (target ``income``), to PDF,
 caps (``n_max_train`` etc.: the neighbour sections see a uniform sample of 50,000 rows per side,
 utility 20,000, detection 10,000) unless ``--n-max`` raises them; every neighbour search is exact.
 The child prints its CPU seconds per section (the report's ``progress`` callback, as
-``bench_peer_adult.py`` reads it); the parent prints the child's wall time and peak resident memory
+``bench_peer_adult.py`` reads it; the sample-level section runs beside the others, as by default, so
+its seconds fall in the stages it ran beside unless ``--one-at-a-time`` runs every section in its
+turn); the parent prints the child's wall time and peak resident memory
 (``ru_maxrss`` from ``os.wait4``: the whole process, imports and data included).
 
-Run: python benchmarks/bench_large.py [--rows 200000] [--n-max 50000] [--generator ctgan]
+Run: python benchmarks/bench_large.py [--rows 200000] [--n-max 50000] [--generator ctgan] [--one-at-a-time]
 """
 
 from __future__ import annotations
@@ -65,10 +67,14 @@ def main() -> None:
     parser.add_argument("--n-max", type=int, default=None, help="n_max_train/test/synth (default: 50,000)")
     parser.add_argument("--generator", default="ctgan")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--one-at-a-time", action="store_true", help="no section beside the others")
     parser.add_argument("--child", nargs=3, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     caps = {} if args.n_max is None else {f"n_max_{r}": args.n_max for r in ("train", "test", "synth")}
     if args.child:
+        import reportgen.api
+
+        reportgen.api.SECTIONS_BESIDE = not args.one_at_a_time
         frames = [pd.read_parquet(p) for p in args.child]
         with tempfile.TemporaryDirectory() as out:
             show_sections(run_reportgen_on(*frames, Path(out) / "large.pdf", **caps))
@@ -77,6 +83,7 @@ def main() -> None:
         paths = write_inputs(Path(folder), args.rows, args.generator, args.seed)
         command = [sys.executable, str(Path(__file__).resolve()), "--child", *map(str, paths)]
         command += [] if args.n_max is None else ["--n-max", str(args.n_max)]
+        command += ["--one-at-a-time"] if args.one_at_a_time else []
         start = time.perf_counter()
         pid = os.spawnv(os.P_NOWAIT, sys.executable, command)
         _, status, usage = os.wait4(pid, 0)

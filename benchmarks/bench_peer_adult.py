@@ -13,7 +13,10 @@ defaults; the peer runs ``mostlyai.qa.report(syn_tgt_data=..., trn_tgt_data=...,
 with its defaults (HTML; the peer writes no PDF and computes no utility or sample-level metrics).
 Each reportgen child also prints where its CPU seconds went, per section, from the report's own
 ``progress`` callback (the step where each section starts, see ``reportgen.api.evaluate``); the
-writing stage is split into HTML and PDF by timing ``render_html`` and ``html_to_pdf``.
+writing stage is split into HTML and PDF by timing ``render_html`` and ``html_to_pdf``. In those
+children the sample-level section runs beside the others, as the report's default has it, so its CPU
+seconds fall in the stages it ran beside; ``--sections`` runs every section in its turn
+(``reportgen.api.SECTIONS_BESIDE`` off) for a true split.
 
 mostlyai-qa is not a reportgen dependency: the script makes a virtual environment of its own
 (``--venv``, by default ``~/.cache/reportgen-bench/mostlyai-qa-venv``) and installs ``mostlyai-qa``
@@ -132,8 +135,17 @@ class SectionClock:
         return timed
 
 
-def run_reportgen(generator: str, folder: Path, *, steps: bool = False) -> dict[str, list[float]]:
-    """The full adult report with utility, to PDF, in this process; seconds per stage."""
+def run_reportgen(
+    generator: str, folder: Path, *, steps: bool = False, one_at_a_time: bool = False
+) -> dict[str, list[float]]:
+    """The full adult report with utility, to PDF, in this process; seconds per stage.
+
+    ``one_at_a_time``: every section in its turn, none beside the others, so that each stage's
+    seconds are its own.
+    """
+    import reportgen.api
+
+    reportgen.api.SECTIONS_BESIDE = not one_at_a_time
     clock = SectionClock([], steps=steps)
     clock("Reading the CSV files", 0.0)
     train, test, synth = (read(p) for p in inputs(generator))
@@ -182,7 +194,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.sections or args.child:
         with tempfile.TemporaryDirectory() as folder:
-            stages = run_reportgen(args.generator, Path(folder), steps=args.steps)
+            folder_path, alone = Path(folder), args.sections
+            stages = run_reportgen(args.generator, folder_path, steps=args.steps, one_at_a_time=alone)
         print(json.dumps(stages) if args.child else "", flush=True)
         if args.sections:
             show_sections(stages)

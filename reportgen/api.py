@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
@@ -34,11 +35,12 @@ from reportgen.data.validation import (
 from reportgen.errors import IncompatibleDataError
 from reportgen.gates import bars_in_force, evaluate_gates
 from reportgen.headlines import size_findings
-from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, sections
+from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, Section, sections
 from reportgen.metrics.targets import resolve_targets
 from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.distance_space import CategoricalEncoding
+from reportgen.privacy.neighbours import one_thread_each, usable_cores
 from reportgen.provenance import fingerprints, source_fingerprints
 from reportgen.render.document import output_format, write_report
 from reportgen.render.formatting import listed
@@ -61,6 +63,7 @@ DataInput: TypeAlias = (
     RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame | Source | str | os.PathLike[str]
 )
 Progress = Callable[[str, float], None]
+SECTIONS_BESIDE = True  # False: every section in its turn on the calling thread (to time each alone)
 
 _VERSIONED = (
     "reportgen",
@@ -379,19 +382,7 @@ def _targets_within(targets: Mapping[str, str] | None, data: RelationalData) -> 
 def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None = None) -> ReportResults:
     """Compute every registered section on a prepared context."""
     notify = notify or (lambda stage, fraction: None)
-    computed: dict[str, SectionResult] = {}
-    registered = sections()
-    for i, section in enumerate(registered):
-        stage, fraction = f"Computing: {section.title}", 0.1 + 0.8 * i / len(registered)
-        notify(stage, fraction)
-        context.progress = _step_reporter(notify, stage, fraction)
-        try:
-            computed[section.name] = section.compute(context)
-        except MetricNotComputed as reason:
-            status: SectionStatus = (
-                "not_applicable" if isinstance(reason, MetricNotApplicable) else "not_computed"
-            )
-            computed[section.name] = SectionResult(section=section.name, status=status, reason=str(reason))
+    computed = _compute_sections(context, sections(), notify)
     results = ReportResults(
         run=RunInfo(
             title=title,
@@ -419,6 +410,62 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
     )
     results.findings = by_severity(results.findings + section_alarms(results) + size_findings(results))
     return results
+
+
+def _compute_sections(
+    context: EvaluationContext, registered: Sequence[Section], notify: Progress
+) -> dict[str, SectionResult]:
+    """Every section's result, in registry order.
+
+    Sections marked ``beside`` start first, one after another in a background thread (on a copy of
+    the context that shares its preparations), while the others run here; on a single core, or
+    with ``SECTIONS_BESIDE`` off, every section runs here in its turn. ``notify`` is called from
+    this thread only, in order: a section beside the others is announced when its turn comes, and
+    its own steps are not shown. Meanwhile torch and BLAS run
+    one thread per Python thread, as every section sets them for its own work anyway. A result
+    does not depend on where its section ran: each section draws from its own seeded streams.
+    """
+    stages = {
+        s.name: (f"Computing: {s.title}", 0.1 + 0.8 * i / len(registered)) for i, s in enumerate(registered)
+    }
+
+    def steps_of(section: Section) -> Callable[[str], None]:
+        return _step_reporter(notify, *stages[section.name])
+
+    beside = [s for s in registered if s.beside] if SECTIONS_BESIDE and usable_cores() > 1 else []
+    with one_thread_each() if beside else nullcontext():
+        pool = ThreadPoolExecutor(1, thread_name_prefix="reportgen-beside")
+        started = {s.name: pool.submit(_compute_section, replace(context), s, _no_steps) for s in beside}
+        computed: dict[str, SectionResult] = {}
+        try:
+            for section in registered:
+                notify(*stages[section.name])
+                if section.name in started:
+                    computed[section.name] = started[section.name].result()
+                else:
+                    computed[section.name] = _compute_section(context, section, steps_of(section))
+        except BaseException:  # do not wait for sections whose results nobody will read
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
+    return computed
+
+
+def _no_steps(detail: str) -> None:
+    """The progress of a section computed beside the others: not shown (see ``_compute_sections``)."""
+
+
+def _compute_section(
+    context: EvaluationContext, section: Section, steps: Callable[[str], None]
+) -> SectionResult:
+    """One section's result, or why it could not be computed; ``steps`` shows its progress."""
+    context.progress = steps
+    try:
+        return section.compute(context)
+    except MetricNotComputed as reason:
+        not_applicable = isinstance(reason, MetricNotApplicable)
+        status: SectionStatus = "not_applicable" if not_applicable else "not_computed"
+        return SectionResult(section=section.name, status=status, reason=str(reason))
 
 
 def _preparation_findings(context: EvaluationContext) -> list[Finding]:

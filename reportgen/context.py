@@ -8,6 +8,7 @@ from the report's seed, so the numbers do not depend on the order in which secti
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -58,7 +59,11 @@ class EvaluationContext:
     (``reportgen.auditing.curate`` streams every synthetic row through it)."""
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
     _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)
-    _views: dict[str, DistanceView] | None = field(default=None, repr=False)
+    _views: dict[str, DistanceView] = field(default_factory=dict, repr=False)  # empty until built
+    _building: threading.RLock = field(default_factory=threading.RLock, repr=False)
+    """Held while a shared preparation is built: a section computed beside the others (in another
+    thread, on a copy of this context that shares these caches) waits for it instead of building
+    a second one."""
 
     def rng(self, purpose: str) -> np.random.Generator:
         """A generator for one purpose, derived from the report's seed and the purpose's name."""
@@ -100,9 +105,10 @@ class EvaluationContext:
 
     def entity(self, parent: str) -> EntityView:
         """The entity-level view of a parent table (its rows with child aggregates), computed once."""
-        if parent not in self._entities:
-            self._entities[parent] = EntityView.build(self, parent)
-        return self._entities[parent]
+        with self._building:
+            if parent not in self._entities:
+                self._entities[parent] = EntityView.build(self, parent)
+            return self._entities[parent]
 
     def distance_views(self) -> dict[str, DistanceView]:
         """Every table, then every entity view (``"<parent> (entity)"``), in its distance space.
@@ -110,18 +116,20 @@ class EvaluationContext:
         What the neighbour-based sections (privacy, alpha-beta, auditing) measure; each section
         decides for itself which views have enough rows.
         """
-        if self._views is None:
-            views = {name: DistanceView.of_table(self.table(name)) for name in self.table_names}
-            for parent in entity_tables(self.train.schema):
-                views[parent + ENTITY_SUFFIX] = DistanceView.of_entity(self.entity(parent))
-            self._views = views
-        return self._views
+        with self._building:
+            if not self._views:
+                views = {name: DistanceView.of_table(self.table(name)) for name in self.table_names}
+                for parent in entity_tables(self.train.schema):
+                    views[parent + ENTITY_SUFFIX] = DistanceView.of_entity(self.entity(parent))
+                self._views.update(views)
+            return dict(self._views)
 
     def table(self, name: str) -> PreparedTable:
         """The shared preparation of one table (computed on first use)."""
-        if name not in self._prepared:
-            self._prepared[name] = PreparedTable(self, name)
-        return self._prepared[name]
+        with self._building:
+            if name not in self._prepared:
+                self._prepared[name] = PreparedTable(self, name)
+            return self._prepared[name]
 
     @property
     def table_names(self) -> list[str]:

@@ -195,3 +195,37 @@ def test_a_lookup_table_copied_to_both_sides_of_a_split_is_flagged(chinook):
     flagged = {f.table for f in context.findings if f.code == "holdout_equals_training"}
     # split by Artist: the tables outside its hierarchy are copied to both sides
     assert flagged == {"Genre", "MediaType", "Playlist", "Employee", "Customer", "Invoice"}
+
+
+def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_in_its_turn(
+    people, tmp_path, monkeypatch
+):
+    """It runs in a background thread from the start (its networks train on one core); where it
+    ran must not change a number, and torch's thread count is the caller's again afterwards."""
+    import threading
+
+    import torch
+
+    import reportgen.api
+    import reportgen.metrics.alpha_beta as alpha_beta
+
+    train, test, synth = split_people(people)
+    threads = []
+    measure = alpha_beta.measure
+
+    def recorded(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(alpha_beta, "measure", recorded)
+    monkeypatch.setattr(reportgen.api, "usable_cores", lambda: 2)  # as on a machine of 2 cores
+    torch_threads = torch.get_num_threads()
+    texts = {}
+    for beside in (True, False):
+        monkeypatch.setattr(reportgen.api, "SECTIONS_BESIDE", beside)
+        report(train, test, synth, tmp_path / f"{beside}.html", seed=4)
+        texts[beside] = strip_time((tmp_path / f"{beside}.json").read_text())
+        assert torch.get_num_threads() == torch_threads
+    assert texts[True]["sections"]["alpha_beta"]["status"] == "ok"
+    assert texts[True] == texts[False]
+    assert threads[0].startswith("reportgen-beside") and threads[-1] == threading.main_thread().name

@@ -206,6 +206,7 @@ ALPHA_BETA = register(
         compute=compute_alpha_beta,
         template="sections/alpha_beta.html.j2",
         figures=_alpha_beta_figures,
+        beside=True,  # the one-class networks train on one core
     )
 )
 

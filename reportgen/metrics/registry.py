@@ -5,7 +5,11 @@ A section bundles what a page needs, with computing and drawing kept apart:
 - ``compute(context) -> SectionResult``: reads the prepared data, returns plain data;
 - ``figures(result) -> {name: Figure}``: draws from the result alone (no data access);
 - ``template``: the Jinja template that lays the result out (found in the ``templates`` folder of
-  ``template_package``).
+  ``template_package``);
+- ``beside``: compute it in a background thread from the start, beside the other sections, for a
+  section whose work runs mostly on one core (the others then use the cores it leaves idle). Such a
+  section reads the context's data and shared preparations only, never the in-place engines
+  (their connections serve one thread), and draws only from its own ``rng`` streams.
 
 A third-party package adds a section by exposing a ``Section`` (or a zero-argument callable that
 returns one) under the ``reportgen.metrics`` entry-point group; built-ins use the same registry.
@@ -65,6 +69,7 @@ class Section:
     template: str
     figures: Callable[[SectionResult], dict[str, Figure]] | None = None
     template_package: str = "reportgen"
+    beside: bool = False
 
 
 _BUILTIN: dict[str, Section] = {}

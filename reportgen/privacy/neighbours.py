@@ -359,13 +359,24 @@ class _Engine:
             finally:
                 torch.set_float32_matmul_precision(previous)
             return
-        previous_threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            with threadpool_limits(limits=1, user_api="blas"):
-                yield
-        finally:
-            torch.set_num_threads(previous_threads)
+        with one_thread_each():
+            yield
+
+
+@contextlib.contextmanager
+def one_thread_each() -> Iterator[None]:
+    """Torch and the BLAS libraries on one thread per calling thread, as they were on exit.
+
+    Both settings are process-wide. Code that runs work in several Python threads holds them
+    around all of it, so that each thread's own set-and-restore finds and restores the same value.
+    """
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1, user_api="blas"):
+            yield
+    finally:
+        torch.set_num_threads(previous_threads)
 
 
 def usable_cores() -> int:

@@ -86,3 +86,38 @@ def test_a_section_that_cannot_run_is_marked_and_the_report_goes_on(plugin_packa
     assert results.sections["overview"].status == "ok"
     assert ReportResults.load(tmp_path / "r.json") == results
     assert "This section was not computed: needs a target column" in (tmp_path / "r.html").read_text()
+
+
+def test_a_section_beside_the_others_reports_why_it_cannot_run_or_stops_the_report_with_its_error(
+    people, tmp_path, monkeypatch
+):
+    """A section computed in the background thread: a MetricNotComputed marks it as usual; any
+    other error reaches the caller as itself, and no output is written."""
+    import reportgen.api
+
+    def crash(ctx):
+        raise RuntimeError("plugin bug")
+
+    def beside(name, compute, order):
+        return Section(name, name.title(), order, SectionResult, compute, "x.html.j2", beside=True)
+
+    monkeypatch.setattr(reportgen.api, "usable_cores", lambda: 2)
+    for plugins, error in (
+        ([beside("refuser", refuse, 60)], None),
+        ([beside("crasher", crash, 61)], "plugin bug"),
+    ):
+        monkeypatch.setattr(
+            registry, "entry_points", lambda group, p=plugins: [FakeEntryPoint("p", s) for s in p]
+        )
+        monkeypatch.setattr(registry, "_plugins", None)
+        if error:
+            with pytest.raises(RuntimeError, match=error):
+                report(people, None, people, tmp_path / "crash.html")
+            assert not (tmp_path / "crash.html").exists()
+        else:
+            results = report(people, None, people, tmp_path / "r.html")
+            assert (results.sections["refuser"].status, results.sections["refuser"].reason) == (
+                "not_computed",
+                "needs a target column",
+            )
+    registry._plugins = None
