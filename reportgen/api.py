@@ -419,7 +419,8 @@ def _compute_sections(
 
     Sections marked ``beside`` start first, one after another in a background thread (on a copy of
     the context that shares its preparations), while the others run here; on a single core, or
-    with ``SECTIONS_BESIDE`` off, every section runs here in its turn. ``notify`` is called from
+    with ``SECTIONS_BESIDE`` off, or for inputs read in place, every section runs here in its turn
+    (``_beside_others``). ``notify`` is called from
     this thread only, in order: a section beside the others is announced when its turn comes, and
     its own steps are not shown. Meanwhile torch and BLAS run
     one thread per Python thread, as every section sets them for its own work anyway. A result
@@ -432,7 +433,7 @@ def _compute_sections(
     def steps_of(section: Section) -> Callable[[str], None]:
         return _step_reporter(notify, *stages[section.name])
 
-    beside = [s for s in registered if s.beside] if SECTIONS_BESIDE and usable_cores() > 1 else []
+    beside = [s for s in registered if s.beside] if _beside_others(context) else []
     with one_thread_each() if beside else nullcontext():
         pool = ThreadPoolExecutor(1, thread_name_prefix="reportgen-beside")
         started = {s.name: pool.submit(_compute_section, replace(context), s, _no_steps) for s in beside}
@@ -449,6 +450,17 @@ def _compute_sections(
             raise
         pool.shutdown()
     return computed
+
+
+def _beside_others(context: EvaluationContext) -> bool:
+    """Whether sections marked ``beside`` start in a background thread.
+
+    Not on a single core (no core is left idle), and not for inputs read in place: the counting
+    sections then keep every core busy with DuckDB's own threads, and a section beside them only
+    competes (the 20-million-row run of ``benchmarks/bench_lake.py`` took 159 s with the
+    sample-level section beside the others, 146 s without, and its peak memory grew by 185 MiB).
+    """
+    return SECTIONS_BESIDE and usable_cores() > 1 and context.in_place is None
 
 
 def _no_steps(detail: str) -> None:

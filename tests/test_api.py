@@ -229,3 +229,32 @@ def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_i
     assert texts[True]["sections"]["alpha_beta"]["status"] == "ok"
     assert texts[True] == texts[False]
     assert threads[0].startswith("reportgen-beside") and threads[-1] == threading.main_thread().name
+
+
+def test_inputs_read_in_place_keep_every_section_in_its_turn(people, tmp_path, monkeypatch):
+    """DuckDB's threads use every core while it counts: no section runs beside them."""
+    import threading
+
+    import reportgen.api
+    import reportgen.metrics.alpha_beta as alpha_beta
+
+    train, _, synth = split_people(people)
+    for role, frame in (("train", train), ("synth", synth)):
+        (tmp_path / role / "people").mkdir(parents=True)
+        frame.to_parquet(tmp_path / role / "people" / "part.parquet")
+    threads = []
+    measure = alpha_beta.measure
+
+    def recorded(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(alpha_beta, "measure", recorded)
+    monkeypatch.setattr(reportgen.api, "usable_cores", lambda: 2)
+    with (
+        reportgen.sources.parquet(tmp_path / "train") as t,
+        reportgen.sources.parquet(tmp_path / "synth") as s,
+    ):
+        results = report(t, None, s, tmp_path / "r.html", seed=4)
+    assert results.sections["alpha_beta"].status == "ok"
+    assert threads == [threading.main_thread().name]
