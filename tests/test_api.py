@@ -1,10 +1,14 @@
 import json
+import threading
 
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 import reportgen
+import reportgen.api
+import reportgen.metrics.alpha_beta as alpha_beta
 from reportgen import InvalidParameterError, RenderError, ReportColumns, ReportResults, report
 from reportgen.render import document
 
@@ -197,19 +201,9 @@ def test_a_lookup_table_copied_to_both_sides_of_a_split_is_flagged(chinook):
     assert flagged == {"Genre", "MediaType", "Playlist", "Employee", "Customer", "Invoice"}
 
 
-def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_in_its_turn(
-    people, tmp_path, monkeypatch
-):
-    """It runs in a background thread from the start (its networks train on one core); where it
-    ran must not change a number, and torch's thread count is the caller's again afterwards."""
-    import threading
-
-    import torch
-
-    import reportgen.api
-    import reportgen.metrics.alpha_beta as alpha_beta
-
-    train, test, synth = split_people(people)
+@pytest.fixture
+def sample_level_threads(monkeypatch):
+    """The names of the threads the sample-level section measured its views in, on 2 cores."""
     threads = []
     measure = alpha_beta.measure
 
@@ -219,6 +213,16 @@ def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_i
 
     monkeypatch.setattr(alpha_beta, "measure", recorded)
     monkeypatch.setattr(reportgen.api, "usable_cores", lambda: 2)  # as on a machine of 2 cores
+    return threads
+
+
+def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_in_its_turn(
+    people, tmp_path, monkeypatch, sample_level_threads
+):
+    """It runs in a background thread from the start (its networks train on one core); where it
+    ran must not change a number, and torch's thread count is the caller's again afterwards."""
+    train, test, synth = split_people(people)
+    threads = sample_level_threads
     torch_threads = torch.get_num_threads()
     texts = {}
     for beside in (True, False):
@@ -231,26 +235,13 @@ def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_i
     assert threads[0].startswith("reportgen-beside") and threads[-1] == threading.main_thread().name
 
 
-def test_inputs_read_in_place_keep_every_section_in_its_turn(people, tmp_path, monkeypatch):
+def test_inputs_read_in_place_keep_every_section_in_its_turn(people, tmp_path, sample_level_threads):
     """DuckDB's threads use every core while it counts: no section runs beside them."""
-    import threading
-
-    import reportgen.api
-    import reportgen.metrics.alpha_beta as alpha_beta
-
     train, _, synth = split_people(people)
     for role, frame in (("train", train), ("synth", synth)):
         (tmp_path / role / "people").mkdir(parents=True)
         frame.to_parquet(tmp_path / role / "people" / "part.parquet")
-    threads = []
-    measure = alpha_beta.measure
-
-    def recorded(*args, **kwargs):
-        threads.append(threading.current_thread().name)
-        return measure(*args, **kwargs)
-
-    monkeypatch.setattr(alpha_beta, "measure", recorded)
-    monkeypatch.setattr(reportgen.api, "usable_cores", lambda: 2)
+    threads = sample_level_threads
     with (
         reportgen.sources.parquet(tmp_path / "train") as t,
         reportgen.sources.parquet(tmp_path / "synth") as s,
