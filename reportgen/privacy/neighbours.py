@@ -365,7 +365,7 @@ class _Engine:
 
 @contextlib.contextmanager
 def one_thread_each() -> Iterator[None]:
-    """Torch and the BLAS libraries on one thread per calling thread, as they were on exit.
+    """Torch and the BLAS libraries on one thread per calling thread; both restored on exit.
 
     Both settings are process-wide. Code that runs work in several Python threads holds them
     around all of it, so that each thread's own set-and-restore finds and restores the same value.
