@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -435,8 +436,7 @@ def _compute_sections(
 
     beside = [s for s in registered if s.beside] if _beside_others(context) else []
     with one_thread_each() if beside else nullcontext():
-        pool = ThreadPoolExecutor(1, thread_name_prefix="reportgen-beside")
-        started = {s.name: pool.submit(_compute_section, replace(context), s, _no_steps) for s in beside}
+        started = _start_beside(context, beside)
         computed: dict[str, SectionResult] = {}
         try:
             for section in registered:
@@ -445,11 +445,35 @@ def _compute_sections(
                     computed[section.name] = started[section.name].result()
                 else:
                     computed[section.name] = _compute_section(context, section, steps_of(section))
-        except BaseException:  # do not wait for sections whose results nobody will read
-            pool.shutdown(wait=False, cancel_futures=True)
+        except BaseException:  # the sections not begun yet will not be
+            for future in started.values():
+                future.cancel()
             raise
-        pool.shutdown()
     return computed
+
+
+def _start_beside(context: EvaluationContext, beside: Sequence[Section]) -> dict[str, Future[SectionResult]]:
+    """Each section's future result, computed one after another in a background thread.
+
+    A daemon thread: when the report stops on an error or Ctrl-C, the process need not wait for
+    the section it is computing (a thread pool's worker would hold the interpreter's exit until
+    then); a section not begun by then is cancelled.
+    """
+    futures: dict[str, Future[SectionResult]] = {s.name: Future() for s in beside}
+
+    def compute_all() -> None:
+        for section in beside:
+            future = futures[section.name]
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(_compute_section(replace(context), section, _no_steps))
+            except BaseException as error:
+                future.set_exception(error)
+
+    if futures:
+        threading.Thread(target=compute_all, name="reportgen-beside", daemon=True).start()
+    return futures
 
 
 def _beside_others(context: EvaluationContext) -> bool:

@@ -121,3 +121,42 @@ def test_a_section_beside_the_others_reports_why_it_cannot_run_or_stops_the_repo
                 "needs a target column",
             )
     registry._plugins = None
+
+
+def test_an_error_in_turn_stops_the_report_without_waiting_for_the_section_beside(
+    people, tmp_path, monkeypatch
+):
+    """The section beside the others is still computing when another one fails: the error reaches
+    the caller at once (the background thread does not hold the report, nor the process's exit)."""
+    import threading
+
+    import reportgen.api
+
+    begun, release, finished = threading.Event(), threading.Event(), threading.Event()
+    daemon = []
+
+    def slow(ctx):
+        daemon.append(threading.current_thread().daemon)  # Python's exit does not wait for it
+        begun.set()
+        release.wait(timeout=60)
+        finished.set()
+        raise MetricNotComputed("released")
+
+    def crash(ctx):
+        begun.wait(timeout=60)
+        raise RuntimeError("plugin bug")
+
+    plugins = [
+        Section("slow", "Slow", 5, SectionResult, slow, "x.html.j2", beside=True),
+        Section("crasher", "Crasher", 1, SectionResult, crash, "x.html.j2"),
+    ]
+    monkeypatch.setattr(reportgen.api, "usable_cores", lambda: 2)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [FakeEntryPoint("p", s) for s in plugins])
+    monkeypatch.setattr(registry, "_plugins", None)
+    try:
+        with pytest.raises(RuntimeError, match="plugin bug"):
+            report(people, None, people, tmp_path / "r.html")
+        assert not finished.is_set() and daemon == [True]
+    finally:
+        release.set()
+        registry._plugins = None
