@@ -72,12 +72,10 @@ def main() -> None:
     args = parser.parse_args()
     caps = {} if args.n_max is None else {f"n_max_{r}": args.n_max for r in ("train", "test", "synth")}
     if args.child:
-        import reportgen.api
-
-        reportgen.api.SECTIONS_BESIDE = not args.one_at_a_time
         frames = [pd.read_parquet(p) for p in args.child]
         with tempfile.TemporaryDirectory() as out:
-            show_sections(run_reportgen_on(*frames, Path(out) / "large.pdf", **caps))
+            path = Path(out) / "large.pdf"
+            show_sections(run_reportgen_on(*frames, path, one_at_a_time=args.one_at_a_time, **caps))
         return
     with tempfile.TemporaryDirectory() as folder:
         paths = write_inputs(Path(folder), args.rows, args.generator, args.seed)

@@ -143,20 +143,31 @@ def run_reportgen(
     ``one_at_a_time``: every section in its turn, none beside the others, so that each stage's
     seconds are its own.
     """
-    import reportgen.api
-
-    reportgen.api.SECTIONS_BESIDE = not one_at_a_time
     clock = SectionClock([], steps=steps)
     clock("Reading the CSV files", 0.0)
     train, test, synth = (read(p) for p in inputs(generator))
-    return run_reportgen_on(train, test, synth, folder / "adult.pdf", clock=clock)
+    path = folder / "adult.pdf"
+    return run_reportgen_on(train, test, synth, path, clock=clock, one_at_a_time=one_at_a_time)
 
 
 def run_reportgen_on(
-    train: Any, test: Any, synth: Any, path: Path, *, clock: SectionClock | None = None, **options: Any
+    train: Any,
+    test: Any,
+    synth: Any,
+    path: Path,
+    *,
+    clock: SectionClock | None = None,
+    one_at_a_time: bool = False,
+    **options: Any,
 ) -> dict[str, list[float]]:
-    """``report()`` with utility (target ``income``) in this process; CPU and wall seconds per stage."""
+    """``report()`` with utility (target ``income``) in this process; CPU and wall seconds per stage.
+
+    ``one_at_a_time``: no section beside the others (``reportgen.api.SECTIONS_BESIDE`` off).
+    """
     import reportgen as rg
+    import reportgen.api
+
+    reportgen.api.SECTIONS_BESIDE = not one_at_a_time
     from reportgen.metrics.registry import sections
     from reportgen.render import document
 

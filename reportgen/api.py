@@ -419,13 +419,12 @@ def _compute_sections(
     """Every section's result, in registry order.
 
     Sections marked ``beside`` start first, one after another in a background thread (on a copy of
-    the context that shares its preparations), while the others run here; on a single core, or
-    with ``SECTIONS_BESIDE`` off, or for inputs read in place, every section runs here in its turn
-    (``_beside_others``). ``notify`` is called from
+    the context that shares its preparations), while the others run here; where ``_beside_others``
+    says no, every section runs here in its turn. Meanwhile torch and BLAS run one thread per
+    Python thread, as every section sets them for its own work anyway. ``notify`` is called from
     this thread only, in order: a section beside the others is announced when its turn comes, and
-    its own steps are not shown. Meanwhile torch and BLAS run
-    one thread per Python thread, as every section sets them for its own work anyway. A result
-    does not depend on where its section ran: each section draws from its own seeded streams.
+    its own steps are not shown. A result does not depend on where its section ran: each section
+    draws from its own seeded streams.
     """
     stages = {
         s.name: (f"Computing: {s.title}", 0.1 + 0.8 * i / len(registered)) for i, s in enumerate(registered)

@@ -55,10 +55,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from pydantic import BaseModel, Field
-from threadpoolctl import threadpool_limits
 
 from reportgen.errors import DataError
-from reportgen.privacy.neighbours import distinct_rows, exact_sq_distances, knn, usable_cores
+from reportgen.privacy.neighbours import distinct_rows, exact_sq_distances, knn, one_thread_each, usable_cores
 
 N_LEVELS = 40
 LEVELS = np.linspace(0.0, 1.0, N_LEVELS + 1)
@@ -293,7 +292,7 @@ class _RangeSearch:
             close = np.flatnonzero(self.distances(rows, columns) <= self.nnd_k[rows])
             np.minimum.at(g, rows[close], radius[columns[close]])
 
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(usable_cores()) as pool:
+        with one_thread_each(), ThreadPoolExecutor(usable_cores()) as pool:
             list(pool.map(one, range(0, len(self.real), step)))
         return g
 
