@@ -59,8 +59,8 @@ class ColumnBins:
             x = as_numbers(values)
             codes = np.searchsorted(np.asarray(self.edges), np.where(missing, 0.0, x), side="right")
         else:
-            lookup = pd.Index(self.levels)
-            codes = lookup.get_indexer(values.astype("string").fillna(MISSING_LABEL))
+            inverse, distinct = pd.factorize(values.astype("string").fillna(MISSING_LABEL))
+            codes = pd.Index(self.levels).get_indexer(distinct)[inverse]  # looked up once per label
             codes = np.where(codes < 0, len(self.levels), codes)  # unseen level -> "other"
         return np.where(missing, self.n_codes - 1, codes).astype(np.int32)
 

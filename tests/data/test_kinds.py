@@ -52,3 +52,29 @@ def test_unreadable_numbers_name_column_and_hide_real_values():
     assert "secret-name" not in str(info.value)
     with pytest.raises(IncompatibleDataError, match="such as 'secret-name'"):
         to_canonical(values, ColumnKind.NUMERIC, "Table 't', column 'x'", show_examples=True)
+
+
+def test_category_labels_tell_apart_values_that_compare_equal():
+    """Labels are made once per distinct value, but True == 1 == 1.0 must not share a label."""
+    from decimal import Decimal
+
+    values = pd.Series([True, 1, 1.0, Decimal("1.0"), "a", None, np.nan, False, 0], dtype=object)
+    out = to_canonical(values, ColumnKind.CATEGORICAL, "t.c", show_examples=False)
+    expected = ["true", "1", "1", "1.0", "a", pd.NA, pd.NA, "false", "0"]
+    assert out.tolist() == expected
+    assert str(out.dtype) == "string"
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (pd.Series(["b", "a", None, "b"], dtype="string[pyarrow]", name="x"), ["b", "a", pd.NA, "b"]),
+        (pd.Series([2.0, np.nan, 2.5, -0.0], name="x"), ["2", pd.NA, "2.5", "0"]),
+        (pd.Series([True, None, False], dtype="boolean", name="x"), ["true", pd.NA, "false"]),
+    ],
+)
+def test_category_labels_keep_the_rows_index_and_name(values, expected):
+    values.index = [10, 3, 7, 1][: len(values)]
+    out = to_canonical(values, ColumnKind.CATEGORICAL, "t.c", show_examples=False)
+    assert out.index.tolist() == values.index.tolist() and out.name == "x"
+    assert out.tolist() == expected

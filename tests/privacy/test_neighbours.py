@@ -250,3 +250,19 @@ def test_asking_for_a_missing_gpu_is_an_error():
 def test_oracle_validates_k():
     with pytest.raises(InvalidParameterError, match="'k' parameter of brute_force_knn"):
         brute_force_knn(np.ones((3, 2)), k=0)
+
+
+@pytest.mark.parametrize(
+    ("n_queries", "n_threads", "rows"), [(2000, 2, 1000), (5000, 2, 1250), (5000, 1, 1667), (0, 2, 1)]
+)
+def test_few_query_rows_are_split_so_that_every_worker_has_a_block(n_queries, n_threads, rows):
+    assert neighbours._Engine.create(None, None, None, n_threads).query_rows(n_queries) == rows
+
+
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_query_blocks_split_across_workers_give_the_same_result(n_threads):
+    rng = np.random.default_rng(12)
+    reference = np.vstack([rng.random((300, 4), np.float32), rng.integers(0, 2, (100, 4)).astype(np.float32)])
+    query = np.vstack([reference[::5], rng.random((41, 4), np.float32)])
+    for args in ((query, reference), (reference, None)):
+        assert_same(knn(*args, k=4, chunk_rows=50, n_threads=n_threads), brute_force_knn(*args, k=4))
