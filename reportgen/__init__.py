@@ -4,37 +4,68 @@ Evaluates synthetic data against the real data it imitates (fidelity, utility, p
 PDF or HTML report with the results as JSON beside it.
 """
 
-from reportgen.api import report
-from reportgen.data import sources
-from reportgen.data.relational import RelationalData, SplitWarning
-from reportgen.data.schema import ColumnKind, ForeignKey, PrimaryKey, Schema, Table
-from reportgen.errors import (
-    DataError,
-    IncompatibleDataError,
-    InvalidParameterError,
-    LoadError,
-    RenderError,
-    ReportgenError,
-    SchemaError,
-)
-from reportgen.results import Finding, ReportResults
-from reportgen.settings import ReportColumns
+from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
-_LAZY = {  # imported on first use (they load torch)
+# Every public name is imported on first use: ``import reportgen`` alone costs nothing, so the
+# one-class network's training process (``reportgen.privacy.one_class``) starts without loading
+# the whole report (pandas, scikit-learn, WeasyPrint), and the command line starts sooner.
+_LAZY = {
+    "report": "reportgen.api",
+    "RelationalData": "reportgen.data.relational",
+    "SplitWarning": "reportgen.data.relational",
+    "ColumnKind": "reportgen.data.schema",
+    "ForeignKey": "reportgen.data.schema",
+    "PrimaryKey": "reportgen.data.schema",
+    "Schema": "reportgen.data.schema",
+    "Table": "reportgen.data.schema",
+    "DataError": "reportgen.errors",
+    "IncompatibleDataError": "reportgen.errors",
+    "InvalidParameterError": "reportgen.errors",
+    "LoadError": "reportgen.errors",
+    "RenderError": "reportgen.errors",
+    "ReportgenError": "reportgen.errors",
+    "SchemaError": "reportgen.errors",
+    "Finding": "reportgen.results",
+    "ReportResults": "reportgen.results",
+    "ReportColumns": "reportgen.settings",
     "audit": "reportgen.auditing",
     "compute_membership": "reportgen.metrics.membership",
     "compute_privacy_stats": "reportgen.metrics.privacy",
     "compute_privacy_risks": "reportgen.metrics.privacy_risks",
 }
+_LAZY_MODULES = {"sources": "reportgen.data.sources"}
+
+if TYPE_CHECKING:
+    from reportgen.api import report
+    from reportgen.auditing import audit
+    from reportgen.data import sources
+    from reportgen.data.relational import RelationalData, SplitWarning
+    from reportgen.data.schema import ColumnKind, ForeignKey, PrimaryKey, Schema, Table
+    from reportgen.errors import (
+        DataError,
+        IncompatibleDataError,
+        InvalidParameterError,
+        LoadError,
+        RenderError,
+        ReportgenError,
+        SchemaError,
+    )
+    from reportgen.metrics.membership import compute_membership
+    from reportgen.metrics.privacy import compute_privacy_stats
+    from reportgen.metrics.privacy_risks import compute_privacy_risks
+    from reportgen.results import Finding, ReportResults
+    from reportgen.settings import ReportColumns
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        from importlib import import_module
+    from importlib import import_module
 
+    if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
+    if name in _LAZY_MODULES:
+        return import_module(_LAZY_MODULES[name])
     raise AttributeError(f"module 'reportgen' has no attribute {name!r}")
 
 

@@ -466,7 +466,7 @@ def _start_beside(context: EvaluationContext, beside: Sequence[Section]) -> dict
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                future.set_result(_compute_section(replace(context), section, _no_steps))
+                future.set_result(_compute_section(replace(context, beside_others=True), section, _no_steps))
             except BaseException as error:
                 future.set_exception(error)
 

@@ -57,6 +57,10 @@ class EvaluationContext:
     """Per table, columns with missing values in synthetic rows that are not in memory (counted in
     the engine): their distance space gets a missing indicator, so that every row can be embedded
     (``reportgen.auditing.curate`` streams every synthetic row through it)."""
+    beside_others: bool = False
+    """Whether this context's section runs in a background thread beside the other sections (see
+    ``reportgen.api._compute_sections``): work that would hold the interpreter lock for long then
+    goes to a process of its own."""
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
     _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)
     _views: dict[str, DistanceView] = field(default_factory=dict, repr=False)  # empty until built

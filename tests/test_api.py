@@ -10,6 +10,7 @@ import reportgen
 import reportgen.api
 import reportgen.metrics.alpha_beta as alpha_beta
 from reportgen import InvalidParameterError, RenderError, ReportColumns, ReportResults, report
+from reportgen.privacy import one_class_process
 from reportgen.render import document
 
 
@@ -216,13 +217,24 @@ def sample_level_threads(monkeypatch):
     return threads
 
 
+@pytest.mark.parametrize("apart", [False, True], ids=["network-in-thread", "network-in-process"])
 def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_in_its_turn(
-    people, tmp_path, monkeypatch, sample_level_threads
+    people, tmp_path, monkeypatch, sample_level_threads, apart
 ):
-    """It runs in a background thread from the start (its networks train on one core); where it
-    ran must not change a number, and torch's thread count is the caller's again afterwards."""
+    """It runs in a background thread from the start (its networks train on one core, in a process
+    of their own on large tables); where it ran must not change a number, and torch's thread count
+    is the caller's again afterwards."""
     train, test, synth = split_people(people)
     threads = sample_level_threads
+    children = []
+    if apart:  # as on a table of 40,000 rows or more
+        trained_in_child = one_class_process._trained_in_child
+        monkeypatch.setattr(one_class_process, "APART_MIN_ROWS", 0)
+        monkeypatch.setattr(
+            one_class_process,
+            "_trained_in_child",
+            lambda *a: children.append(trained_in_child(*a)) or children[-1],
+        )
     torch_threads = torch.get_num_threads()
     texts = {}
     for beside in (True, False):
@@ -232,6 +244,7 @@ def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_i
         assert torch.get_num_threads() == torch_threads
     assert texts[True]["sections"]["alpha_beta"]["status"] == "ok"
     assert texts[True] == texts[False]
+    assert len(children) == int(apart) and all(c is not None for c in children)
     assert threads[0].startswith("reportgen-beside") and threads[-1] == threading.main_thread().name
 
 

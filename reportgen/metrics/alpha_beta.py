@@ -34,6 +34,7 @@ from reportgen.privacy.alpha_beta import (
     subsample,
 )
 from reportgen.privacy.one_class import OneClassConfig, OneClassEmbedding, OneClassTraining, fit_one_class
+from reportgen.privacy.one_class_process import fit_one_class_apart, worth_training_apart
 from reportgen.results import SectionResult
 
 MIN_TRAINING_ROWS = 50  # the 80/20 split leaves 10 validation rows
@@ -129,7 +130,9 @@ def measure(
     rows = view.rows
     if (reason := skip_reason(view)) is not None:
         return reason
-    embedding = fit_one_class(rows.train, ctx.rng(f"alpha_beta:network:{name}"), config)
+    apart = ctx.beside_others and worth_training_apart(len(rows.train))
+    fit = fit_one_class_apart if apart else fit_one_class  # the same network either way
+    embedding = fit(rows.train, ctx.rng(f"alpha_beta:network:{name}"), config)
     sets = {"synthetic": embedding.transform(rows.synth)}
     if rows.test is not None and len(rows.test) >= MIN_GENERATED_ROWS:
         sets["holdout"] = embedding.transform(rows.test)
