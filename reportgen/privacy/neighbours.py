@@ -38,6 +38,12 @@ blocks of query rows with single-threaded BLAS and torch, so a core busy with an
 the search by its share instead of stalling every product (multi-threaded BLAS waits for its
 slowest thread each time). The selection scans a block once for per-segment minima and visits only
 segments that can hold a candidate, so the search costs about 1.5 plain products of the same shapes.
+Pass 1 keeps ``MARGIN = 2`` candidates beyond ``k``: a wider margin only loosens the threshold
+(more scores pass the filter and are merged), and pass 2 stays rare with 2 (one thread, 12,000 x
+12,000 rows, ``benchmarks/bench_search_margin.py``: margin 8 -> 2 took adult's distance space from
+1.53 to 1.35 CPU s at k = 16 and 0.87 to 0.67 at k = 1, 25 dense features from 0.57 to 0.43 at
+k = 1, and adult's categoricals alone, full of ties, from 0.89 to 0.88; margin 0 was slower on
+every case but the last).
 On a GPU (``device="cuda"``) every step runs in torch on the device, with TF32 off for the search.
 """
 
@@ -57,7 +63,7 @@ from threadpoolctl import threadpool_limits
 from reportgen.errors import DataError, InvalidParameterError
 from reportgen.params import InstanceOf, Interval, NoneValue, Options, check_param, validate_params
 
-MARGIN = 8  # extra candidates per row in pass 1: fewer rows need pass 2
+MARGIN = 2  # extra candidates per row in pass 1 (see the module docstring, "Speed")
 SEGMENT = 64  # columns per segment when scanning a block for candidates
 CPU_CHUNK_ROWS = 2048  # a block of 2048 x 2048 float32 scores is 16 MB per worker thread
 GPU_CHUNK_ROWS = 16384  # 1 GB per block on a GPU

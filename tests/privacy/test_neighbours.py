@@ -157,6 +157,20 @@ def test_near_ties_beyond_float32_resolution_take_the_exact_path(backend, monkey
     assert_same(result, brute_force_knn(query, reference, k=2))
 
 
+@pytest.mark.parametrize("margin", [0, 1, 2, 8])
+def test_the_answers_do_not_depend_on_the_margin_of_pass_1(margin, monkeypatch):
+    """Pass 1 keeps ``k + MARGIN`` candidates per row, a speed setting: any margin gives the oracle's
+    answers, on data full of exact ties (categories) and of near ties (a rounded number beside them)."""
+    monkeypatch.setattr(neighbours, "MARGIN", margin)
+    rng = np.random.default_rng(11)
+    grid = rng.integers(0, 3, size=(400, 4)).astype(np.float32) * np.float32(np.sqrt(0.5))
+    mixed = np.hstack([grid, rng.random((400, 1), np.float32).round(1)])
+    for data in (grid, mixed):
+        query, reference = data[:150], data[150:]
+        assert_same(knn(query, reference, k=5, chunk_rows=64), brute_force_knn(query, reference, k=5))
+        assert_same(knn(data, k=3, chunk_rows=64), brute_force_knn(data, k=3))
+
+
 def test_no_features_means_every_distance_is_zero():
     distances, indices = knn(np.zeros((4, 0)), k=2)
     np.testing.assert_array_equal(distances, 0.0)
