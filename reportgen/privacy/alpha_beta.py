@@ -131,14 +131,19 @@ class RealReference:
         """Prepare ``Phi(T)``: support radii, nearest-other distances, and the ``m`` recall rows."""
         radii = _radii(embedded, centre)
         recall_rows = subsample(embedded, m, rng)
+        if recall_rows is embedded:  # every row recalls: one search gives both distances
+            nearest = knn(embedded, k=k)[0]
+            nearest_other, nnd_k = nearest[:, 0], nearest[:, k - 1]
+        else:
+            nearest_other, nnd_k = knn(embedded)[0][:, 0], knn(recall_rows, k=k)[0][:, k - 1]
         return cls(
             embedded=embedded,
             centre=centre,
             radii=radii,
             support_radii=np.quantile(radii, LEVELS),
-            nearest_other=knn(embedded)[0][:, 0],
+            nearest_other=nearest_other,
             recall_rows=recall_rows,
-            nnd_k=knn(recall_rows, k=k)[0][:, k - 1],
+            nnd_k=nnd_k,
         )
 
 
