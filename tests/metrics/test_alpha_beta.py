@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 import torch
 
+import reportgen.privacy.alpha_beta as alpha_beta_math
 from reportgen.api import prepare_context
 from reportgen.data.schema import ColumnKind
 from reportgen.data.validation import TRAIN
@@ -273,6 +274,16 @@ def test_the_range_search_gives_the_former_ball_by_ball_numbers_bit_for_bit():
         expected = beta_recall_by_balls(real, nnd, generated)
         assert beta_recall(real, nnd, generated).tobytes() == expected.tobytes(), name
     assert ball_by_ball > 100  # the former code's last path ran
+
+
+@pytest.mark.parametrize("share", [0.0, 1e300], ids=["float64-products", "float32-products"])
+def test_the_range_search_gives_the_same_numbers_on_either_product(share, monkeypatch):
+    """Which rows get a float32 product is a speed choice: all of them, or none, give the oracle's numbers."""
+    monkeypatch.setattr(alpha_beta_math, "FLOAT32_SHARE", share)
+    rng = np.random.default_rng(7)
+    for name, real, nnd, generated in recall_cases(rng):
+        expected = beta_recall_by_balls(real, nnd, generated)
+        assert beta_recall(real, nnd, generated).tobytes() == expected.tobytes(), name
 
 
 def test_the_range_search_equals_the_former_code_on_small_random_sets_full_of_ties():
