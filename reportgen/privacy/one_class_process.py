@@ -70,6 +70,9 @@ def _trained_in_child(
     rows: np.ndarray, rng: np.random.Generator, config: OneClassConfig
 ) -> tuple[OneClassEmbedding, dict[str, Any]] | None:
     """The child's network and generator state, or None (logged) when it could not deliver them."""
+    if not sys.executable:  # an embedded interpreter may not know its own executable
+        _LOG.info("no Python executable to start the one-class training process; training here")
+        return None
     payload = pickle.dumps((rows, rng, config), protocol=pickle.HIGHEST_PROTOCOL)
     with tempfile.TemporaryFile() as errors:
         try:

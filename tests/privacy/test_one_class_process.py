@@ -39,8 +39,9 @@ def test_the_child_trains_the_same_network_and_leaves_the_generator_where_traini
     np.testing.assert_array_equal(here.transform(rows), apart.transform(rows))
 
 
-def test_a_child_that_cannot_start_leaves_the_training_to_this_process(rows, monkeypatch):
-    monkeypatch.setattr(one_class_process.sys, "executable", "/nonexistent/python")
+@pytest.mark.parametrize("executable", ["/nonexistent/python", "", None])
+def test_a_child_that_cannot_start_leaves_the_training_to_this_process(rows, monkeypatch, executable):
+    monkeypatch.setattr(one_class_process.sys, "executable", executable)
     apart = fit_one_class_apart(rows, np.random.default_rng(3), CONFIG)
     assert_same_network(fit_one_class(rows, np.random.default_rng(3), CONFIG), apart)
 
