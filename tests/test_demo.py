@@ -15,6 +15,11 @@ from reportgen.render.formatting import fmt_count, fmt_num, fmt_pct
 
 from .test_readme import inside
 
+# Every test here reads one of three reports made once per process (module fixtures); under xdist
+# they run in one worker (pyproject.toml: --dist loadgroup), or each worker would make them again
+# (the wide report alone takes about 100 s).
+pytestmark = pytest.mark.xdist_group("demo_reports")
+
 QUICK_START = "reportgen demo"  # README's quick start
 RELATIONAL = "reportgen demo --relational --out demo.pdf"  # README's command-line examples
 
