@@ -2,9 +2,9 @@
 
 The training loop (``reportgen.privacy.one_class``) runs at Python's per-step overhead on small
 matrices, so it holds the interpreter lock most of the time. In a thread beside the report's other
-sections it slowed them and itself: on 200,000 rows per side (``benchmarks/bench_large.py``) the
-network took 17 s in a thread against 11 s alone, the sections beside it ran about a third slower,
-and the whole report took 164 s against 142 s with the training in a process of its own.
+sections it slows them and itself: on 200,000 rows per side (``benchmarks/bench_large.py``) the
+whole report took 191 s with the training in a thread against 184 s in a process of its own (one
+pair of runs on the 2-core machine; see ``worth_training_apart``).
 
 ``fit_one_class_apart`` sends the rows, the caller's random generator and the configuration to
 ``python -m reportgen.privacy.one_class_process`` and receives the trained network and the
@@ -58,10 +58,11 @@ def fit_one_class_apart(
 def worth_training_apart(n_rows: int) -> bool:
     """Whether a network trained beside other work on ``n_rows`` rows is better off in a process.
 
-    Measured on the 2-core machine, whole reports with the sample-level section beside the others
-    (load 1.5-2 from other tenants): on 50,000 rows (``benchmarks/bench_large.py``'s caps) the report
-    took 142 and 165 s with the training apart against 164 and 175 s in a thread; on adult's 32,561
-    rows the wall time did not change (80-88 s both ways) and the child's start added CPU seconds.
+    On 50,000 rows (``benchmarks/bench_large.py``'s caps, the sample-level section beside the
+    others, the 2-core machine) the whole report took 184 s with the training apart against 191 s
+    in a thread. On adult's 32,561 rows an earlier measurement saw no change in wall time and the
+    child's start (about 2.5 CPU s, torch's import) added CPU seconds, so smaller tables train in
+    the thread.
     """
     return n_rows >= APART_MIN_ROWS
 
