@@ -60,9 +60,9 @@ def worth_training_apart(n_rows: int) -> bool:
 
     On 50,000 rows (``benchmarks/bench_large.py``'s caps, the sample-level section beside the
     others, the 2-core machine) the whole report took 184 s with the training apart against 191 s
-    in a thread. On adult's 32,561 rows an earlier measurement saw no change in wall time and the
-    child's start (about 2.5 CPU s, torch's import) added CPU seconds, so smaller tables train in
-    the thread.
+    in a thread. Smaller tables train in the thread: the child's start costs about 2.5 CPU s
+    (torch's import), and no gain on adult's 32,561 rows has been measured (an earlier measurement
+    there, of no change, was taken while the child's answer was still thrown away).
     """
     return n_rows >= APART_MIN_ROWS
 
