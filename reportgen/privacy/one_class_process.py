@@ -62,7 +62,7 @@ def worth_training_apart(n_rows: int) -> bool:
     others, the 2-core machine) the whole report took 184 s with the training apart against 191 s
     in a thread. Smaller tables train in the thread: the child's start costs about 2.5 CPU s
     (torch's import), and no gain on adult's 32,561 rows has been measured (an earlier measurement
-    there, of no change, was taken while the child's answer was still thrown away).
+    there, of no change, may have been taken while the child's answer was still thrown away).
     """
     return n_rows >= APART_MIN_ROWS
 
