@@ -252,13 +252,12 @@ def smallest_radius_within(
     generated_first, generated_group = distinct_rows(generated)
     radius = np.full(len(generated_first), np.inf)
     np.minimum.at(radius, generated_group, g_radius)
-    real, nnd_k, generated = real[real_first], nnd_k[real_first], generated[generated_first]
-    centre = generated.mean(axis=0, dtype=np.float64)
-    single = _float32_suffices(real, nnd_k, generated, centre)
-    g = np.empty(len(real))
+    centred = _Centred.of(real[real_first], nnd_k[real_first], generated[generated_first])
+    single = centred.float32_suffices()
+    g = np.empty(len(real_first))
     for dtype, rows in ((np.float32, single), (np.float64, ~single)):
         if rows.any():
-            g[rows] = _RangeSearch.of(real[rows], nnd_k[rows], generated, centre, dtype).smallest(radius)
+            g[rows] = _RangeSearch.of(centred, rows, dtype).smallest(radius)
     return g[real_group]
 
 
@@ -266,25 +265,58 @@ FLOAT32_SHARE = 0.1  # float32 where its error bound is at most this share of th
 FLOAT32_SCALE = 1e30  # ... and squared norms stay below this (no overflow, no subnormal products)
 
 
-def _float32_suffices(
-    real: np.ndarray, nnd_k: np.ndarray, generated: np.ndarray, centre: np.ndarray
-) -> np.ndarray:
-    """The real rows whose range search may run on a float32 product (see the module docstring)."""
-    q_norms, r_norm_max, bound = _RangeSearch.geometry(real, nnd_k, generated, centre)
-    if max(q_norms.max(initial=0.0), r_norm_max) >= FLOAT32_SCALE:
-        return np.zeros(len(real), dtype=bool)
-    slack = _RangeSearch.slack(real.shape[1], np.float32, q_norms, r_norm_max, bound)
-    return slack <= FLOAT32_SHARE * bound
+@dataclass(frozen=True)
+class _Centred:
+    """The rows of a range search about the generated mean, with what its error bounds need.
+
+    ``bound`` is the largest squared distance a pair of each real row may have to qualify:
+    ``(nnd_k (1 + 2^-20))^2`` (float32 rounding of the distance moves it by at most 2^-24 relative).
+    """
+
+    real: np.ndarray  # float32 (n, p)
+    nnd_k: np.ndarray  # (n,)
+    generated: np.ndarray  # float32 (m, p)
+    q: np.ndarray  # float64 (n, p): real rows less the centre
+    r: np.ndarray  # float64 (m, p): generated rows less the centre
+    q_norms: np.ndarray  # ||q||^2
+    r_norms: np.ndarray  # ||r||^2
+    bound: np.ndarray
+
+    @classmethod
+    def of(cls, real: np.ndarray, nnd_k: np.ndarray, generated: np.ndarray) -> _Centred:
+        centre = generated.mean(axis=0, dtype=np.float64)
+        q, r = real - centre, generated - centre
+        return cls(
+            real=real,
+            nnd_k=nnd_k,
+            generated=generated,
+            q=q,
+            r=r,
+            q_norms=np.einsum("ij,ij->i", q, q),
+            r_norms=np.einsum("ij,ij->i", r, r),
+            bound=(nnd_k.astype(np.float64) * (1 + 2.0**-20)) ** 2,
+        )
+
+    def slack(self, dtype: type) -> np.ndarray:
+        """Four times a bound on a product's rounding error in ``dtype``, for each real row."""
+        unit = float(np.finfo(dtype).eps) / 2
+        r_norm_max = self.r_norms.max(initial=0.0)
+        return 8 * (self.q.shape[1] + 8) * unit * (self.q_norms + r_norm_max + self.bound) + 1e-30
+
+    def float32_suffices(self) -> np.ndarray:
+        """The real rows whose range search may run on a float32 product (see the module docstring)."""
+        if max(self.q_norms.max(initial=0.0), self.r_norms.max(initial=0.0)) >= FLOAT32_SCALE:
+            return np.zeros(len(self.real), dtype=bool)
+        return self.slack(np.float32) <= FLOAT32_SHARE * self.bound
 
 
 @dataclass(frozen=True)
 class _RangeSearch:
     """Which (real, generated) pairs can lie within ``nnd_k``, and their exact ``knn`` distances.
 
-    A pair qualifies only if its squared distance is at most ``bound = (nnd_k (1 + 2^-20))^2`` (float32
-    rounding of the distance moves it by at most 2^-24 relative). On rows centred at the generated
-    mean, ``q.r - ||r||^2 / 2 >= (||q||^2 - bound) / 2`` says the same of the product; its rounding
-    error in ``dtype`` (centring and rounding the rows and norms to ``dtype``, and the product: a few
+    On rows centred at the generated mean (``_Centred``), a pair is within ``bound`` exactly when
+    ``q.r - ||r||^2 / 2 >= (||q||^2 - bound) / 2``. The product's rounding error in ``dtype``
+    (centring and rounding the rows and norms to ``dtype``, and the product: a few
     ``(p + 2) u (||q||^2 + ||r||^2)``, Higham 3.1, plus a tiny absolute term for subnormal products)
     stays below ``slack``, which is subtracted, so no qualifying pair is missed.
     """
@@ -297,40 +329,19 @@ class _RangeSearch:
     limit: np.ndarray  # a pair is kept when its product is at least its row's limit
 
     @classmethod
-    def of(
-        cls, real: np.ndarray, nnd_k: np.ndarray, generated: np.ndarray, centre: np.ndarray, dtype: type
-    ) -> _RangeSearch:
-        q, r = real - centre, generated - centre
-        q_norms, r_norm_max, bound = cls.geometry(real, nnd_k, generated, centre)
-        r_norms = np.einsum("ij,ij->i", r, r)
-        slack = cls.slack(real.shape[1], dtype, q_norms, r_norm_max, bound)
+    def of(cls, centred: _Centred, rows: np.ndarray, dtype: type) -> _RangeSearch:
+        """The search of the real rows ``rows`` (a mask) on a product in ``dtype``."""
+        q = centred.q[rows]
+        targets = np.hstack([centred.r, -centred.r_norms[:, None] / 2]).T
+        limit = (centred.q_norms[rows] - centred.bound[rows] - centred.slack(dtype)[rows]) / 2
         return cls(
-            real=real,
-            nnd_k=nnd_k,
-            generated=generated,
+            real=centred.real[rows],
+            nnd_k=centred.nnd_k[rows],
+            generated=centred.generated,
             queries=np.hstack([q, np.ones((len(q), 1))]).astype(dtype),
-            targets=np.ascontiguousarray(np.hstack([r, -r_norms[:, None] / 2]).T.astype(dtype)),
-            limit=((q_norms - bound - slack) / 2).astype(dtype),
+            targets=np.ascontiguousarray(targets.astype(dtype)),
+            limit=limit.astype(dtype),
         )
-
-    @staticmethod
-    def geometry(
-        real: np.ndarray, nnd_k: np.ndarray, generated: np.ndarray, centre: np.ndarray
-    ) -> tuple[np.ndarray, float, np.ndarray]:
-        """Squared norms about ``centre`` (each real row's, the largest generated row's), and bounds.
-
-        The bound of a real row is the largest squared distance a pair of it may have to qualify.
-        """
-        q, r = real - centre, generated - centre
-        r_norm_max = float(np.einsum("ij,ij->i", r, r).max(initial=0.0))
-        bound = (nnd_k.astype(np.float64) * (1 + 2.0**-20)) ** 2
-        return np.einsum("ij,ij->i", q, q), r_norm_max, bound
-
-    @staticmethod
-    def slack(p: int, dtype: type, q_norms: np.ndarray, r_norm_max: float, bound: np.ndarray) -> np.ndarray:
-        """Four times a bound on the product's rounding error (in ``dtype``) for each real row."""
-        unit = float(np.finfo(dtype).eps) / 2
-        return 8 * (p + 8) * unit * (q_norms + r_norm_max + bound) + 1e-30
 
     def smallest(self, radius: np.ndarray) -> np.ndarray:
         """Per real row, the smallest ``radius`` of a generated row within its ``nnd_k`` (else inf).
