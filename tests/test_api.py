@@ -227,7 +227,7 @@ def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_i
     train, test, synth = split_people(people)
     threads = sample_level_threads
     children = []
-    if apart:  # as on a table of 40,000 rows or more
+    if apart:  # as on a table of 20,000 rows or more
         trained_in_child = one_class_process._trained_in_child
         monkeypatch.setattr(one_class_process, "APART_MIN_ROWS", 0)
         monkeypatch.setattr(

@@ -34,7 +34,7 @@ import numpy as np
 
 from reportgen.privacy.one_class import OneClassConfig, OneClassEmbedding, fit_one_class
 
-APART_MIN_ROWS = 40_000  # see worth_training_apart
+APART_MIN_ROWS = 20_000  # see worth_training_apart
 _LOG = logging.getLogger(__name__)
 _HEADER = 8  # bytes of the payload's length, little-endian, before the payload
 _ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
@@ -58,11 +58,13 @@ def fit_one_class_apart(
 def worth_training_apart(n_rows: int) -> bool:
     """Whether a network trained beside other work on ``n_rows`` rows is better off in a process.
 
-    On 50,000 rows (``benchmarks/bench_large.py``'s caps, the sample-level section beside the
-    others, the 2-core machine) the whole report took 184 s with the training apart against 191 s
-    in a thread. Smaller tables train in the thread: the child's start costs about 2.5 CPU s
-    (torch's import), and no gain on adult's 32,561 rows has been measured (an earlier measurement
-    there, of no change, may have been taken while the child's answer was still thrown away).
+    In a thread, the training loop's Python steps hold the interpreter lock that the sections
+    beside it need. Measured on the 2-core machine, whole reports with utility to PDF, alternating:
+    on adult's 32,561 rows the training apart won all four pairs (84.0, 84.8, 88.0, 88.7 s against
+    86.4, 87.0, 95.6, 89.5 s in a thread); on 50,000 rows (``benchmarks/bench_large.py``'s caps)
+    the whole report took 184 s apart against 191 s. The child's start costs about 2.5 CPU s
+    (torch's import), so small tables, whose training takes a few seconds, stay in the thread;
+    the crossover between 4,000 rows (the demo) and 32,561 was not measured.
     """
     return n_rows >= APART_MIN_ROWS
 
