@@ -74,13 +74,20 @@ from reportgen.metrics.targets import Task
 
 MISSING_LEVEL = "(missing)"
 
-FeatureForm = Literal["float64", "float32", "sparse"]
+FeatureForm = Literal["float64", "float32", "float32_columns", "sparse"]
 Features: TypeAlias = np.ndarray | sparse.csc_matrix | sparse.csr_matrix
 FEATURE_FORMS: dict[FeatureForm, str] = {
     "float64": "the preprocessing's dense float64 matrix, for every model that is not made of trees",
     "float32": (
         "dense float32: scikit-learn's trees convert their features to float32 before they use them, so "
         "they get float32 to begin with and no tree converts them again (the same numbers, 10-20% less time)"
+    ),
+    "float32_columns": (
+        "dense float32 stored column by column (Fortran order) for fitting: gradient boosting looks at "
+        "every feature at every split and gathers each one's values from the rows; stored by columns, "
+        "those values lie together. The same trees, bit for bit, in a quarter less time (5.0 -> 3.8 s on "
+        "20,000 adult rows, one thread); random forest and bagging, which look at a few features a split, "
+        "were slower so (2.4 -> 2.6 s) and stay in row order"
     ),
     "sparse": (
         "float32 in compressed sparse columns: the tree splitter then sorts only the nonzero values of "
@@ -182,7 +189,7 @@ FAMILIES: tuple[Family, ...] = (
         lambda s: GradientBoostingClassifier(random_state=s),
         lambda s: GradientBoostingRegressor(random_state=s),
         cost=8,
-        features="float32",
+        features="float32_columns",
     ),
     Family(
         "Multi-layer perceptron",
@@ -202,12 +209,24 @@ FAMILIES: tuple[Family, ...] = (
 def in_forms(dense: np.ndarray, sparse_format: Literal["csc", "csr"]) -> dict[FeatureForm, Features]:
     """The preprocessed features in every form a family takes (``FEATURE_FORMS``).
 
-    Sparse matrices are column-compressed for fitting (the splitter reads columns) and row-compressed
-    for scoring (prediction walks rows), the formats scikit-learn's trees would convert them to.
+    For fitting (``"csc"``) sparse matrices are column-compressed and ``float32_columns`` is stored
+    by columns, as the tree splitter reads them; for scoring (``"csr"``) both are by rows, as
+    prediction walks them.
     """
     single = dense.astype(np.float32)
-    as_sparse = sparse.csc_matrix if sparse_format == "csc" else sparse.csr_matrix
-    return {"float64": dense, "float32": single, "sparse": as_sparse(single)}
+    if sparse_format == "csc":
+        return {
+            "float64": dense,
+            "float32": single,
+            "float32_columns": np.asfortranarray(single),
+            "sparse": sparse.csc_matrix(single),
+        }
+    return {
+        "float64": dense,
+        "float32": single,
+        "float32_columns": single,
+        "sparse": sparse.csr_matrix(single),
+    }
 
 
 def feature_frame(frame: pd.DataFrame, kinds: dict[str, ColumnKind]) -> pd.DataFrame:
