@@ -214,18 +214,12 @@ def in_forms(dense: np.ndarray, sparse_format: Literal["csc", "csr"]) -> dict[Fe
     prediction walks them.
     """
     single = dense.astype(np.float32)
-    if sparse_format == "csc":
-        return {
-            "float64": dense,
-            "float32": single,
-            "float32_columns": np.asfortranarray(single),
-            "sparse": sparse.csc_matrix(single),
-        }
+    fitting = sparse_format == "csc"
     return {
         "float64": dense,
         "float32": single,
-        "float32_columns": single,
-        "sparse": sparse.csr_matrix(single),
+        "float32_columns": np.asfortranarray(single) if fitting else single,
+        "sparse": sparse.csc_matrix(single) if fitting else sparse.csr_matrix(single),
     }
 
 
