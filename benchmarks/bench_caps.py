@@ -26,17 +26,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import statistics
-import subprocess
+import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from bench_large import write_inputs  # benchmarks/bench_large.py
+from bench_peer_adult import timed_child
+from paired import mean_sd
 
 
 def leaky_copy(synth: Path, train: Path, share: float, seed: int) -> Path:
@@ -64,37 +63,16 @@ def child(paths: list[Path], cap: int, seed: int) -> None:
     print(json.dumps({h.label: h.value for h in headlines(results).values()}))
 
 
-def run(paths: list[Path], cap: int, seed: int) -> tuple[dict[str, float], float, float]:
-    """Headlines, wall and CPU seconds (user + system, all threads) of one report in a fresh process."""
+def run(paths: list[Path], cap: int, seed: int) -> dict[str, float]:
+    """Headlines of one report in a fresh process, with its wall and CPU seconds (all threads)."""
     command = [sys.executable, __file__, "--child", str(cap), str(seed), *map(str, paths)]
-    cpu_before, start = children_cpu(), time.perf_counter()
-    finished = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
-    wall, cpu = time.perf_counter() - start, children_cpu() - cpu_before
-    if finished.returncode:
-        raise SystemExit(f"the report failed (cap {cap}, seed {seed})")
-    return json.loads(finished.stdout.strip().splitlines()[-1]), wall, cpu
+    wall, cpu, out = timed_child(command, dict(os.environ))
+    return json.loads(out.strip().splitlines()[-1]) | {"wall s": wall, "CPU s": cpu}
 
 
-def children_cpu() -> float:
-    """CPU seconds of every child process waited for so far."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def summary(runs: list[tuple[dict[str, float], float, float]]) -> dict[str, tuple[float, float]]:
+def summary(runs: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
     """Mean and standard deviation over seeds of each headline and of the times."""
-    names = [*runs[0][0], "wall s", "CPU s"]
-    table = {}
-    for name in names:
-        if name == "wall s":
-            values = [r[1] for r in runs]
-        elif name == "CPU s":
-            values = [r[2] for r in runs]
-        else:
-            values = [r[0][name] for r in runs if name in r[0]]
-        sd = statistics.stdev(values) if len(values) > 1 else 0.0
-        table[name] = (statistics.fmean(values), sd)
-    return table
+    return {name: mean_sd([r[name] for r in runs if name in r]) for name in runs[0]}
 
 
 def main() -> None:
@@ -119,7 +97,7 @@ def main() -> None:
                 runs = []
                 for seed in args.seeds:
                     runs.append(run([train, test, versions[generator]], cap, seed))
-                    print(f"{generator} cap {cap:,} seed {seed}: wall {runs[-1][1]:.1f} s", flush=True)
+                    print(f"{generator} cap {cap:,} seed {seed}: wall {runs[-1]['wall s']:.1f} s", flush=True)
                 by_cap[cap] = summary(runs)
             show(generator, by_cap)
 
