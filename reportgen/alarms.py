@@ -27,7 +27,11 @@ OVERLAP_SHARE = 0.1  # holdout rows equal to a training row beyond this share: t
 def section_alarms(results: ReportResults) -> list[Finding]:
     """Every alarm the computed sections raise."""
     shared = results.tables_with_training_holdout()
-    return _copy_alarms(results.computed("privacy"), shared) + _utility_alarms(results.computed("utility"))
+    split = results.run.reference_split
+    copies_between_parts = split.copies if split is not None else {}
+    copies = _copy_alarms(results.computed("privacy"), shared, copies_between_parts)
+    flattered = _flattered_utility(copies, results.computed("utility")) if split is not None else []
+    return copies + flattered + _utility_alarms(results.computed("utility"))
 
 
 def by_severity(findings: list[Finding]) -> list[Finding]:
@@ -35,11 +39,12 @@ def by_severity(findings: list[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: SEVERITY_ORDER[f.severity])
 
 
-def _copy_alarms(privacy: Any, shared: set[str]) -> list[Finding]:
+def _copy_alarms(privacy: Any, shared: set[str], copies_between_parts: Mapping[str, float]) -> list[Finding]:
     """Copies above the holdout's share, and a holdout that overlaps the training rows.
 
     Tables that a split copied to both sides are left out of the overlap alarm: a finding of their
-    own says so.
+    own says so. Without a holdout, copies are judged against ``copies_between_parts``: how often
+    the training rows set aside for the references repeat the kept ones.
     """
     if privacy is None:
         return []
@@ -78,8 +83,11 @@ def _copy_alarms(privacy: Any, shared: set[str]) -> list[Finding]:
                     ),
                 )
             )
+        than = "" if reference is None else f", against {reference:.1%} of holdout rows"
+        if reference is None and t.table in copies_between_parts:
+            reference = copies_between_parts[t.table]
+            than = f", against {reference:.1%} of the training rows set aside for the references (no holdout)"
         if copies > 0 and copies > (reference or 0.0):
-            than = "" if reference is None else f", against {reference:.1%} of holdout rows"
             alarms.append(
                 Finding(
                     severity="warning",
@@ -92,6 +100,32 @@ def _copy_alarms(privacy: Any, shared: set[str]) -> list[Finding]:
                 )
             )
     return alarms
+
+
+def _flattered_utility(copy_alarms: list[Finding], utility: Any) -> list[Finding]:
+    """Utility alarms where a copying generator's TSTR is scored on rows it copied (no holdout).
+
+    Without a holdout the models are scored on training rows set aside for the references, rows the
+    generator saw: where it copies training rows (an ``exact_copies_above_reference`` alarm in a
+    target's table), TSTR is flattered.
+    """
+    if utility is None:
+        return []
+    targets = {t.table for t in utility.tables}
+    return [
+        Finding(
+            severity="warning",
+            code="utility_flattered_by_copies",
+            table=alarm.table,
+            message=(
+                "Without a holdout the models are scored on training rows the generator saw, and it "
+                "copies training rows (see the privacy findings), so TSTR is flattered. Give a holdout "
+                "to measure utility."
+            ),
+        )
+        for alarm in copy_alarms
+        if alarm.code == "exact_copies_above_reference" and alarm.table in targets
+    ]
 
 
 def _utility_alarms(utility: Any) -> list[Finding]:

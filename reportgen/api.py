@@ -43,6 +43,7 @@ from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.distance_space import CategoricalEncoding
 from reportgen.privacy.neighbours import one_thread_each, usable_cores
 from reportgen.provenance import fingerprints, source_fingerprints
+from reportgen.reference_split import training_split
 from reportgen.render.document import output_format, write_report
 from reportgen.render.formatting import listed
 from reportgen.results import Finding, ReportResults, RunInfo, SectionResult, SectionStatus
@@ -383,7 +384,8 @@ def _targets_within(targets: Mapping[str, str] | None, data: RelationalData) -> 
 def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None = None) -> ReportResults:
     """Compute every registered section on a prepared context."""
     notify = notify or (lambda stage, fraction: None)
-    computed = _compute_sections(context, sections(), notify)
+    reference = training_split(context)
+    computed = _compute_sections(context, sections(), notify, split=reference.context if reference else None)
     results = ReportResults(
         run=RunInfo(
             title=title,
@@ -393,6 +395,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
             settings=context.settings.to_dict(),
             versions={name: _version(name) for name in _VERSIONED},
             has_holdout=context.test is not None,
+            reference_split=reference.split if reference else None,
             inputs={
                 role: fingerprints(data)
                 if context.in_place is None
@@ -406,7 +409,11 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
             },
             read_in_place=context.in_place.describe() if context.in_place else {},
         ),
-        findings=context.findings + not_measured_findings(computed),
+        findings=[
+            *context.findings,
+            *(reference.findings if reference else []),
+            *not_measured_findings(computed),
+        ],
         sections=computed,
     )
     results.findings = by_severity(results.findings + section_alarms(results) + size_findings(results))
@@ -414,9 +421,16 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
 
 
 def _compute_sections(
-    context: EvaluationContext, registered: Sequence[Section], notify: Progress
+    context: EvaluationContext,
+    registered: Sequence[Section],
+    notify: Progress,
+    *,
+    split: EvaluationContext | None = None,
 ) -> dict[str, SectionResult]:
     """Every section's result, in registry order.
+
+    ``split``: without a holdout, the context on a split of the training data
+    (``reportgen.reference_split``) that the sections marked ``split_reference`` run on.
 
     Sections marked ``beside`` start first, one after another in a background thread (on a copy of
     the context that shares its preparations), while the others run here; where ``_beside_others``
@@ -433,9 +447,12 @@ def _compute_sections(
     def steps_of(section: Section) -> Callable[[str], None]:
         return _step_reporter(notify, *stages[section.name])
 
+    def context_of(section: Section) -> EvaluationContext:
+        return split if split is not None and section.split_reference else context
+
     beside = [s for s in registered if s.beside] if _beside_others(context) else []
     with one_thread_each() if beside else nullcontext():
-        started = _start_beside(context, beside)
+        started = _start_beside(context_of, beside)
         computed: dict[str, SectionResult] = {}
         try:
             for section in registered:
@@ -443,7 +460,7 @@ def _compute_sections(
                 if section.name in started:
                     computed[section.name] = started[section.name].result()
                 else:
-                    computed[section.name] = _compute_section(context, section, steps_of(section))
+                    computed[section.name] = _compute_section(context_of(section), section, steps_of(section))
         except BaseException:  # the sections not begun yet will not be
             for future in started.values():
                 future.cancel()
@@ -451,7 +468,9 @@ def _compute_sections(
     return computed
 
 
-def _start_beside(context: EvaluationContext, beside: Sequence[Section]) -> dict[str, Future[SectionResult]]:
+def _start_beside(
+    context_of: Callable[[Section], EvaluationContext], beside: Sequence[Section]
+) -> dict[str, Future[SectionResult]]:
     """Each section's future result, computed one after another in a background thread.
 
     A daemon thread: when the report stops on an error or Ctrl-C, the process need not wait for
@@ -466,7 +485,8 @@ def _start_beside(context: EvaluationContext, beside: Sequence[Section]) -> dict
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                future.set_result(_compute_section(replace(context, beside_others=True), section, _no_steps))
+                context = replace(context_of(section), beside_others=True)
+                future.set_result(_compute_section(context, section, _no_steps))
             except BaseException as error:
                 future.set_exception(error)
 
@@ -511,8 +531,9 @@ def _preparation_findings(context: EvaluationContext) -> list[Finding]:
                 severity="info",
                 code="no_holdout",
                 message=(
-                    "No holdout data was given, so the reference levels that need real data the "
-                    "generator never saw are not shown."
+                    "No holdout data was given. The fidelity and utility references come from training "
+                    "rows set aside for them (the generator saw those rows); the privacy attacks, which "
+                    "need real rows the generator never saw, are not run."
                 ),
             )
         )

@@ -57,6 +57,9 @@ class EvaluationContext:
     """Per table, columns with missing values in synthetic rows that are not in memory (counted in
     the engine): their distance space gets a missing indicator, so that every row can be embedded
     (``reportgen.auditing.curate`` streams every synthetic row through it)."""
+    holdout_from_training: bool = False
+    """Whether the holdout role holds training rows set aside because no holdout was given
+    (``reportgen.reference_split``): references are then measured, but the generator saw those rows."""
     beside_others: bool = False
     """Whether this context's section runs in a background thread beside the other sections (see
     ``reportgen.api._compute_sections``): work that would hold the interpreter lock for long then

@@ -89,6 +89,27 @@ class SectionResult(BaseModel):
     reason: str | None = Field(default=None, description="Why it was not computed (or does not apply).")
 
 
+class ReferenceSplit(BaseModel):
+    """Without a holdout: the split of the training rows whose set-aside part stands in for one.
+
+    The fidelity and utility sections then compare the synthetic data with the kept training rows,
+    and take their reference from the set-aside rows measured the same way (two real samples). The
+    generator saw both parts, so the attacks, which need unseen rows, are not run on it.
+    """
+
+    root: str = Field(description="The table whose entities were split (rows that descend travel along).")
+    share: float = Field(description="Share of the root's entities set aside: min(1/2, synthetic/training).")
+    kept: dict[str, int] = Field(description="Per table, the training rows the sections compare with.")
+    set_aside: dict[str, int] = Field(description="Per table, the training rows that stand in for a holdout.")
+    copies: dict[str, float] = Field(
+        default_factory=dict,
+        description=(
+            "Per table, the share of set-aside rows equal to a kept row on the privacy section's "
+            "columns: how often real rows repeat one another, the level exact copies are judged against."
+        ),
+    )
+
+
 class RunInfo(BaseModel):
     """Which software, settings and seed produced the report (provenance)."""
 
@@ -99,6 +120,10 @@ class RunInfo(BaseModel):
     settings: dict[str, Any]
     versions: dict[str, str] = Field(description="Versions of the packages that compute results.")
     has_holdout: bool
+    reference_split: ReferenceSplit | None = Field(
+        default=None,
+        description="Without a holdout, the split of the training data that gives the references.",
+    )
     inputs: dict[str, dict[str, TableFingerprint]] = Field(
         default_factory=dict,
         description="Per role, each input table's SHA-256 fingerprint, rows and columns.",

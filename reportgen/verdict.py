@@ -58,6 +58,7 @@ FINDING_CONCERN: dict[str, Concern] = {
     "holdout_overlaps_training": "privacy",
     "privacy_not_measured": "privacy",
     "tstr_at_chance": "utility",
+    "utility_flattered_by_copies": "utility",
     "utility_not_measured": "utility",
     "alpha_beta_not_measured": "fidelity",
     "synthetic_table_missing": "fidelity",
@@ -83,7 +84,8 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
     if alarms:
         return ConcernVerdict(concern=concern, status="concern", why=_findingsentence(alarms[0]))
     if worse:
-        return ConcernVerdict(concern=concern, status="concern", why=_headlinesentence(worse[0], len(worse)))
+        why = _headlinesentence(worse[0], len(worse), _real(results))
+        return ConcernVerdict(concern=concern, status="concern", why=why)
     if not mine:
         return ConcernVerdict(
             concern=concern, status="not_evaluated", why=_nothing_measured(concern, results)
@@ -92,7 +94,7 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
     met = _bars_met(bars)
     if concern == "privacy" and "mia_auc" not in found:
         return ConcernVerdict(concern=concern, status="concern", why=_distances_only(met, results))
-    evidence = _attacks_at_chance(found) if concern == "privacy" else _near(mine)
+    evidence = _attacks_at_chance(found) if concern == "privacy" else _near(mine, _real(results))
     return ConcernVerdict(concern=concern, status="pass", why=sentence(f"{met}{evidence}."))
 
 
@@ -175,11 +177,16 @@ def _findingsentence(finding: Finding) -> str:
     return f"{finding.message.rstrip('.')}{where}."
 
 
-def _headlinesentence(h: Headline, n_worse: int) -> str:
+def _real(results: ReportResults) -> str:
+    """What the references measure: real data, or training rows set aside for want of a holdout."""
+    return "real data" if results.run.reference_split is None else "training rows set aside as a reference"
+
+
+def _headlinesentence(h: Headline, n_worse: int, real: str) -> str:
     value, reference = _shown(h.value, h), _shown(h.reference, h)
     more = f" ({n_worse - 1} more measure{'s' if n_worse > 2 else ''} fall short too)" if n_worse > 1 else ""
     if h.closer_to_reference:
-        return f"{h.label} is {value} against {reference} for real data{': ' + h.gap if h.gap else ''}{more}."
+        return f"{h.label} is {value} against {reference} for {real}{': ' + h.gap if h.gap else ''}{more}."
     if h.reference is None:
         low, high = (_shown(bound, h) for bound in h.interval or (h.value, h.value))
         interval = f" (95% interval {low} to {high})" if h.interval else ""
@@ -187,17 +194,17 @@ def _headlinesentence(h: Headline, n_worse: int) -> str:
             f"{h.label} is {value}{interval}, above the 0 of a release that reveals nothing about its "
             f"training rows{more}."
         )
-    return f"{h.label} is {value}, clearly worse than the {reference} that real data reaches{more}."
+    return f"{h.label} is {value}, clearly worse than {reference} for {real}{more}."
 
 
-def _near(mine: list[Headline]) -> str:
+def _near(mine: list[Headline], real: str) -> str:
     with_reference = [h for h in mine if h.reference is not None]
     if not with_reference:
         return "no measure has a reference to compare with (no holdout data was given)"
     n = len(with_reference)
     first = with_reference[0]
     value, reference = _shown(first.value, first), _shown(first.reference, first)
-    example = f"{first.label} is {value} against {reference} for real data"
+    example = f"{first.label} is {value} against {reference} for {real}"
     if n == 1:
         return f"its one measure with a reference is near it: {example}"
     return f"all {n} of its measures with a reference are near them; for one, {example}"

@@ -70,6 +70,7 @@ SIMILARITY = register(
         compute=compute_similarity,
         template="sections/similarity.html.j2",
         figures=_similarity_figures,
+        split_reference=True,
     )
 )
 
@@ -82,6 +83,7 @@ DISTRIBUTIONS = register(
         compute=compute_distributions,
         template="sections/distributions.html.j2",
         figures=_distribution_figures,
+        split_reference=True,
     )
 )
 
@@ -100,6 +102,7 @@ RELATIONAL = register(
         compute=compute_relational,
         template="sections/relational.html.j2",
         figures=_relational_figures,
+        split_reference=True,
     )
 )
 
@@ -118,6 +121,7 @@ CORRELATION = register(
         compute=compute_correlation,
         template="sections/correlation.html.j2",
         figures=_correlation_figures,
+        split_reference=True,
     )
 )
 
@@ -129,6 +133,7 @@ ASSOCIATION = register(
         result_type=AssociationResult,
         compute=compute_association,
         template="sections/association.html.j2",
+        split_reference=True,
     )
 )
 
@@ -140,6 +145,7 @@ DETECTION = register(
         result_type=DetectionResult,
         compute=compute_detection,
         template="sections/detection.html.j2",
+        split_reference=True,
     )
 )
 
@@ -226,5 +232,6 @@ UTILITY = register(
         compute=compute_utility,
         template="sections/utility.html.j2",
         figures=_utility_figures,
+        split_reference=True,
     )
 )

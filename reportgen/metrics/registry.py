@@ -10,6 +10,10 @@ A section bundles what a page needs, with computing and drawing kept apart:
   section whose work runs mostly on one core (the others then use the cores it leaves idle). Such a
   section reads the context's data and shared preparations only, never the in-place engines
   (their connections serve one thread), and draws only from its own ``rng`` streams.
+- ``split_reference``: without a holdout, compute it on a split of the training data whose
+  set-aside part stands in for the holdout, so that its reference levels are measured (fidelity
+  and utility). Sections whose holdout must be rows the generator never saw (the attacks) and
+  those that describe the inputs as given leave it False.
 
 A third-party package adds a section by exposing a ``Section`` (or a zero-argument callable that
 returns one) under the ``reportgen.metrics`` entry-point group; built-ins use the same registry.
@@ -70,6 +74,7 @@ class Section:
     figures: Callable[[SectionResult], dict[str, Figure]] | None = None
     template_package: str = "reportgen"
     beside: bool = False
+    split_reference: bool = False
 
 
 _BUILTIN: dict[str, Section] = {}

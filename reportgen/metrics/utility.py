@@ -179,8 +179,20 @@ def compute_utility(ctx: EvaluationContext) -> UtilityResult:
         tables=tables,
         skipped=skipped,
         n_max=ctx.settings.n_max_utility,
-        holdout_share=HOLDOUT_SHARE,
+        holdout_share=_held_out_share(ctx, tables[0].table),
     )
+
+
+def _held_out_share(ctx: EvaluationContext, table: str) -> float:
+    """The share of training rows held out when no holdout was given.
+
+    They were set aside for the report's references (``reference_split``), or ``HOLDOUT_SHARE`` of
+    them here when that split was impossible.
+    """
+    if ctx.full_test is not None and ctx.holdout_from_training:
+        held, kept = len(ctx.full_test[table]), len(ctx.full_train[table])
+        return held / max(held + kept, 1)
+    return HOLDOUT_SHARE
 
 
 CLASS = ("class", "classes")
@@ -289,8 +301,9 @@ def _rows(
             )
         frames[role] = frame[present.to_numpy()]
     real = frames[TRAIN]
-    holdout_kind: Literal["given", "split"] = "given" if TEST in frames else "split"
-    if TEST in frames:
+    given = TEST in frames and not ctx.holdout_from_training
+    holdout_kind: Literal["given", "split"] = "given" if given else "split"
+    if TEST in frames:  # a holdout, or the training rows set aside for one (reference_split)
         holdout = frames[TEST]
     else:
         order = rng.permutation(len(real))
