@@ -14,13 +14,12 @@ from typing import Any
 
 from reportgen.context import ENTITY_SUFFIX, NO_COMPARED_COLUMNS
 from reportgen.data.relational import SINGLE_TABLE_NAME
-from reportgen.headlines import chance_level
+from reportgen.headlines import at_chance, chance_level, synthetic_self_score
 from reportgen.metrics.utility import NO_TARGET
 from reportgen.render.formatting import listed
 from reportgen.results import Finding, ReportResults, SectionResult
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
-CHANCE_MARGIN = 0.02  # TSTR within this of chance counts as "at chance"
 OVERLAP_SHARE = 0.1  # holdout rows equal to a training row beyond this share: the split leaked
 
 
@@ -134,7 +133,7 @@ def _utility_alarms(utility: Any) -> list[Finding]:
     alarms = []
     for t in utility.tables:
         chance = chance_level(t.metric)
-        if t.tstr is not None and t.tstr <= chance + CHANCE_MARGIN:
+        if at_chance(t.tstr, t.metric):
             alarms.append(
                 Finding(
                     severity="warning",
@@ -145,6 +144,26 @@ def _utility_alarms(utility: Any) -> list[Finding]:
                         f"Models trained on the synthetic data predict {t.target} no better than chance "
                         f"on real data (TSTR {t.tstr:.3f} {t.metric}, chance {chance:g}): the synthetic "
                         "data is not useful for this task."
+                    ),
+                )
+            )
+        elif (
+            t.tstr is not None
+            and t.real_baseline is not None
+            and not at_chance(t.real_baseline, t.metric)  # the real target is predictable
+            and at_chance(own := synthetic_self_score(t), t.metric)
+        ):
+            alarms.append(
+                Finding(
+                    severity="warning",
+                    code="synthetic_target_unlearnable",
+                    table=t.table,
+                    column=t.target,
+                    message=(
+                        f"Models trained on half of the synthetic data predict {t.target} no better than "
+                        f"chance on its other half (mean {own:.3f} {t.metric}, chance {chance:g}): in the "
+                        "synthetic data the target does not depend on the other columns. TSTR's "
+                        f"{t.tstr:.3f} comes from the columns' frequencies, not from a relationship kept."
                     ),
                 )
             )

@@ -29,6 +29,7 @@ from reportgen.context import ENTITY_SUFFIX
 from reportgen.render.formatting import listed
 from reportgen.results import Finding, ReportResults
 
+CHANCE_MARGIN = 0.02  # a mean model score within this of chance counts as "at chance"
 MIN_ROWS_CAVEAT = 100
 MIN_ROWS_SHOWN = 20
 # Headlines that compare training rows with holdout rows too (attacks), and the utility headlines,
@@ -380,22 +381,29 @@ def _curve_gap(name: str, table: Any) -> str | None:
             if fewer
             else "fewer synthetic rows sit next to a training row than fresh real rows do"
         )
-    curves = table.synthetic.curves
-    curve = curves.precision if name == "alpha_precision" else curves.recall
-    signed = float(trapezoid(np.asarray(curve) - np.asarray(curves.levels), curves.levels))
+    signed = _signed_area(name, table.synthetic.curves)
+    if table.holdout is not None:  # a fresh real sample's own departure is the level, not the diagonal
+        signed -= _signed_area(name, table.holdout.curves)
     if abs(signed) < 0.01:
         return None
+    fresh = "fresh real rows do" if table.holdout is not None else "a perfect sample would"
     if name == "alpha_precision":
         return (
-            "synthetic rows crowd the typical core of the real data (too little variety)"
+            f"synthetic rows crowd the typical core of the real data more than {fresh} (too little variety)"
             if signed > 0
-            else "synthetic rows fall outside the real data's typical region"
+            else f"more synthetic rows fall outside the real data's typical region than {fresh}"
         )
     return (
-        "over-coverage: the synthetic data sits on more real rows than a fresh sample would (copying?)"
+        f"the synthetic data covers more of the real rows than {fresh}"
         if signed > 0
-        else "under-coverage: part of the real data's variety is missing"
+        else f"under-coverage: the synthetic data covers less of the real data's variety than {fresh}"
     )
+
+
+def _signed_area(name: str, curves: Any) -> float:
+    """The area between a sample-level curve and the diagonal: above it positive, below negative."""
+    curve = curves.precision if name == "alpha_precision" else curves.recall
+    return float(trapezoid(np.asarray(curve) - np.asarray(curves.levels), curves.levels))
 
 
 def _utility(results: ReportResults) -> list[Headline]:
@@ -420,6 +428,7 @@ def _utility(results: ReportResults) -> list[Headline]:
         )
     ]
     relative = utility_relative(table.tstr, baseline, table.metric)
+    unlearnable = at_chance(synthetic_self_score(table), table.metric)  # only read with a baseline
     if relative is not None:
         found.append(
             Headline(
@@ -431,6 +440,13 @@ def _utility(results: ReportResults) -> list[Headline]:
                 meaning=(
                     "How much of the real data's predictive power above chance the synthetic data keeps "
                     "(100: all of it; 0: no better than chance)."
+                ),
+                caveat=(
+                    f"models trained on synthetic rows predict {table.target} no better than chance on "
+                    "other synthetic rows, so the synthetic data keeps no relationship with it: what "
+                    "TSTR gains over chance comes from the columns' frequencies alone"
+                    if unlearnable
+                    else None
                 ),
             )
         )
@@ -451,6 +467,21 @@ def _utility(results: ReportResults) -> list[Headline]:
 def chance_level(metric: str) -> float:
     """The score of a model that knows nothing: AUROC 0.5, R² 0."""
     return 0.5 if metric == "AUROC" else 0.0
+
+
+def at_chance(score: float | None, metric: str) -> bool:
+    """Whether a mean score is within ``CHANCE_MARGIN`` of chance (or below it)."""
+    return score is not None and score <= chance_level(metric) + CHANCE_MARGIN
+
+
+def synthetic_self_score(table: Any) -> float | None:
+    """The mean ``S_i`` of a utility table: how well the synthetic data predicts its own target.
+
+    At chance, the synthetic target does not depend on the other synthetic columns, so whatever
+    TSTR gains over chance comes from the columns' frequencies, not from a relationship kept.
+    """
+    scores = [m.synthetic for m in table.models if m.synthetic is not None]
+    return float(np.mean(scores)) if scores else None
 
 
 def utility_relative(tstr: float, baseline: float | None, metric: str) -> float | None:

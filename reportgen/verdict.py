@@ -58,6 +58,7 @@ FINDING_CONCERN: dict[str, Concern] = {
     "holdout_overlaps_training": "privacy",
     "privacy_not_measured": "privacy",
     "tstr_at_chance": "utility",
+    "synthetic_target_unlearnable": "utility",
     "utility_flattered_by_copies": "utility",
     "utility_not_measured": "utility",
     "alpha_beta_not_measured": "fidelity",

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
+from reportgen.headlines import headlines
 from reportgen.reference_split import MAX_SET_ASIDE, set_aside_share
 from tests.test_verdict import population, run, verdicts
 
@@ -89,3 +90,14 @@ def test_entities_travel_whole_into_one_part(tmp_path):
     assert split.kept["children"] + split.set_aside["children"] == 900
     saved = json.loads((tmp_path / "r.json").read_text())
     assert saved["run"]["reference_split"]["set_aside"] == split.set_aside
+
+
+def test_an_independent_target_is_never_credited_with_predictive_power(tmp_path):
+    """Each column sampled on its own: the synthetic target depends on nothing, whatever TSTR says."""
+    train, test = population(1200, 1), population(600, 2)
+    results = run(tmp_path, train, test, independent_columns(train, 1200, 7))
+    codes = {f.code for f in results.findings}
+    assert codes & {"tstr_at_chance", "synthetic_target_unlearnable"}
+    assert verdicts(results)["utility"] == "concern"
+    relative = headlines(results).get("utility")
+    assert relative is None or relative.caveat is not None
