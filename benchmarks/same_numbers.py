@@ -95,7 +95,8 @@ def compare(before: Path, after: Path, tolerance: float) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
     commands = parser.add_subparsers(dest="command", required=True)
     made = commands.add_parser("make", help="write a reference report's JSON")
     made.add_argument("case", choices=["adult", "lahman"])
