@@ -133,7 +133,9 @@ def validate_params(spec: dict[str, list[Constraint]]) -> Callable[[F], F]:
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as error:
-                raise TypeError(f"{func.__name__}(): {error}. {call_form(func.__name__, signature)}") from None
+                raise TypeError(
+                    f"{func.__name__}(): {error}. {call_form(func.__name__, signature)}"
+                ) from None
             bound.apply_defaults()
             for name, constraints in spec.items():
                 check_param(func.__name__, name, bound.arguments[name], constraints)

@@ -168,10 +168,11 @@ def compute_membership(
     """The membership attacks on every table (and entity view): ``{name: MembershipStats}``.
 
     Same inputs in the same order as ``report()`` (training, holdout, synthetic); ``data_test`` is
-    the real holdout the generator never saw (the non-members: required). ``n_max`` caps the rows of every role as ``report(n_max_train=n_max,
-    n_max_test=n_max, n_max_synth=n_max)`` does, and ``max_targets`` the targets per side, so with
-    the same seed the numbers equal the report's. Views that cannot be attacked (no compared
-    column, too few rows) are left out; the report lists them with the reason.
+    the real holdout the generator never saw (the non-members: required). ``n_max`` caps the rows
+    of every role as ``report(n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max)`` does, and
+    ``max_targets`` the targets per side, so with the same seed the numbers equal the report's.
+    Views that cannot be attacked (no compared column, too few rows) are left out; the report lists
+    them with the reason.
     """
     from reportgen.api import prepared
     from reportgen.settings import ReportSettings

@@ -164,7 +164,9 @@ def test_copying_whole_customers_shows_only_in_the_entity_view():
     copied["orders"]["customer_id"] += 50_000
     copied["orders"]["order_id"] += 500_000
     fresh_stats = compute_privacy_stats(rg.RelationalData(train, SHOP), None, rg.RelationalData(fresh, SHOP))
-    copied_stats = compute_privacy_stats(rg.RelationalData(train, SHOP), None, rg.RelationalData(copied, SHOP))
+    copied_stats = compute_privacy_stats(
+        rg.RelationalData(train, SHOP), None, rg.RelationalData(copied, SHOP)
+    )
     for table in ("customers", "orders"):  # few distinct rows: a copy looks like any sample
         assert copied_stats[table].privacy_score > 80, table
     assert fresh_stats["customers (entity)"].privacy_score > 80
