@@ -168,9 +168,8 @@ def compute_privacy_stats(
     n_max_synth=n_max)`` does, so with the same seed the numbers equal the report's; ``data_test``
     is the holdout given to ``report()``, ``None`` when there is none (it decides which columns get
     a missing indicator in the distance space, and adds the holdout curve; the score and risk do not
-    depend on whether it is given). Tables that
-    cannot be measured (no compared column, or fewer than 100 training rows) are left out; the
-    report lists them with the reason.
+    depend on whether it is given). Tables that cannot be measured (no compared column, or fewer
+    than 100 training rows) are left out; the report lists them with the reason.
     """
     from reportgen.api import prepared
     from reportgen.settings import ReportSettings
