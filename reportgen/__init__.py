@@ -36,6 +36,11 @@ _LAZY = {
     "compute_privacy_risks": "reportgen.metrics.privacy_risks",
 }
 _LAZY_MODULES = {"sources": "reportgen.data.sources"}
+# Modules a name needs imported before it is handed out. JSON results name each section; the section
+# registry, which sits above ``reportgen.results`` (so results.py cannot import it without an import
+# circle), tells ``ReportResults`` each section's result class when it is imported, so that
+# ``rg.ReportResults.load(path)`` gives typed sections in a fresh process too.
+_WIRED = {"ReportResults": "reportgen.metrics.registry"}
 
 if TYPE_CHECKING:
     from reportgen.api import report
@@ -63,6 +68,8 @@ def __getattr__(name: str):
     from importlib import import_module
 
     if name in _LAZY:
+        if name in _WIRED:
+            import_module(_WIRED[name])
         return getattr(import_module(_LAZY[name]), name)
     if name in _LAZY_MODULES:
         return import_module(_LAZY_MODULES[name])

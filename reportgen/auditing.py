@@ -162,8 +162,9 @@ def audit(
 ) -> AuditResult:
     """Curate ``data_synth``: keep its rows inside the alpha-support of the real data that are authentic.
 
-    Same inputs as ``report()``: DataFrame, dict of DataFrames or RelationalData, or data read in
-    place (a ``reportgen.sources`` source, a Parquet/CSV path, a ``.duckdb`` file, a database URL).
+    Same inputs as ``report()`` less the holdout, which auditing has no use for (training, then
+    synthetic): DataFrame, dict of DataFrames or RelationalData, or data read in place (a
+    ``reportgen.sources`` source, a Parquet/CSV path, a ``.duckdb`` file, a database URL).
     ``n_max`` caps the training rows per table (whole entities, seeded, as
     ``report(n_max_train=...)``; drawn in the engine for data read in place); every synthetic row is
     flagged, so the synthetic data is read whole into memory, as the result holds it (``curate``
@@ -503,7 +504,7 @@ def report_scores(
         contextlib.suppress(MetricNotComputed),
     ):
         scores["similarity score"] = compute_similarity(ctx).score
-    privacy = compute_privacy_stats(data_train, data_synth, n_max=n_max, seed=seed, schema=schema)
+    privacy = compute_privacy_stats(data_train, None, data_synth, n_max=n_max, seed=seed, schema=schema)
     if privacy:
         scores["privacy score"] = min(s.privacy_score for s in privacy.values())
     return scores

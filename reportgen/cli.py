@@ -404,8 +404,8 @@ def _run_privacy(args: argparse.Namespace) -> int:
     train, test, synth, _ = _inputs(args, schema)
     stats = compute_privacy_stats(
         train,
+        test,
         synth,
-        data_test=test,
         q=args.q,
         risk_confidence=args.risk_confidence,
         n_max=args.n_max,
@@ -416,8 +416,8 @@ def _run_privacy(args: argparse.Namespace) -> int:
     if test is not None:
         attacks = compute_membership(
             train,
+            test,
             synth,
-            data_test=test,
             n_max=args.n_max,
             seed=args.seed,
             max_targets=args.max_targets,

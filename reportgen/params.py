@@ -3,10 +3,15 @@
 A public function declares its constraints once, next to its signature::
 
     @validate_params({"q": [Interval(float, 0, 1, closed="neither")], "seed": [Interval(int, 0, None)]})
-    def compute_privacy_stats(data_train, data_synth, *, q=0.1, seed=0): ...
+    def compute_privacy_stats(data_train, data_test, data_synth, *, q=0.1, seed=0): ...
 
 and a bad value raises ``InvalidParameterError`` with the message
 "The 'q' parameter of compute_privacy_stats must be a float in the range (0, 1). Got 1.5 instead."
+A call that does not fit the signature (an argument missing, given twice, or one too many) raises
+``TypeError`` with the call form, so that data passed in another function's order fails loudly:
+"compute_membership(): multiple values for argument 'data_test'. Call it as
+compute_membership(data_train, data_test, data_synth, *, ...): the data in report()'s order,
+training, holdout, synthetic."
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from reportgen.errors import InvalidParameterError
 F = TypeVar("F", bound=Callable[..., Any])
 
 _TYPE_WORDS = {int: "an int", float: "a float", str: "a str", bool: "a bool"}
+ROLES = {"data_train": "training", "data_test": "holdout", "data_synth": "synthetic"}  # report()'s order
 
 
 @dataclass(frozen=True)
@@ -124,7 +130,12 @@ def validate_params(spec: dict[str, list[Constraint]]) -> Callable[[F], F]:
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            bound = signature.bind(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as error:
+                raise TypeError(
+                    f"{func.__name__}(): {error}. {call_form(func.__name__, signature)}"
+                ) from None
             bound.apply_defaults()
             for name, constraints in spec.items():
                 check_param(func.__name__, name, bound.arguments[name], constraints)
@@ -134,3 +145,20 @@ def validate_params(spec: dict[str, list[Constraint]]) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return decorator
+
+
+def call_form(name: str, signature: inspect.Signature) -> str:
+    """How to call ``name``: its positional parameters, and the order of its data roles in words.
+
+    The roles (training, holdout, synthetic data) come in ``report()``'s order in every public
+    function; one with no holdout says so, so that a holdout passed to it is not taken for data.
+    """
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    positional = [p.name for p in signature.parameters.values() if p.kind in kinds]
+    keywords = any(p.kind is inspect.Parameter.KEYWORD_ONLY for p in signature.parameters.values())
+    form = f"{name}({', '.join([*positional, *(['*', '...'] if keywords else [])])})"
+    roles = [ROLES[p] for p in positional if p in ROLES]
+    if not roles:
+        return f"Call it as {form}."
+    no_holdout = "" if "data_test" in positional else f" ({name} takes no holdout)"
+    return f"Call it as {form}: the data in report()'s order, {', '.join(roles)}{no_holdout}."

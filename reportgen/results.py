@@ -2,8 +2,11 @@
 
 Everything a page shows lives here, so the PDF, the HTML and the JSON can never disagree. Each
 section's result is a subclass of ``SectionResult`` registered with its section (see
-``reportgen.metrics.registry``, which hands the name-to-class lookup over with ``set_result_types``,
-so this module knows nothing of sections); reading JSON back rebuilds the right subclass by name.
+``reportgen.metrics.registry``, which hands the name-to-class lookup over with ``set_result_types``
+when it is imported, so this module knows nothing of sections); reading JSON back rebuilds the
+right subclass by name. ``reportgen.ReportResults`` imports the registry first, so results read
+through it are typed in any process; reading them before the registry is imported is an error
+rather than a silent loss of every number.
 """
 
 from __future__ import annotations
@@ -15,17 +18,23 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
+from reportgen.errors import ReportgenError
 from reportgen.provenance import ENGINE_FORMAT, FORMAT, TableFingerprint
 
 Severity = Literal["info", "warning", "error"]
 SectionStatus = Literal["ok", "not_computed", "not_applicable"]
 
 
-def _base_type(name: str) -> type[SectionResult]:
-    return SectionResult
+def _no_registry(name: str) -> type[SectionResult]:
+    """The lookup before the registry is imported: none (the base class would drop every number)."""
+    raise ReportgenError(
+        f"Cannot read the results of section {name!r} before reportgen's section registry knows "
+        "their class: read them with reportgen.ReportResults (import reportgen as rg; "
+        "rg.ReportResults.load(path)), which loads the registry."
+    )
 
 
-_result_type_of: Callable[[str], type[SectionResult]] = _base_type
+_result_type_of: Callable[[str], type[SectionResult]] = _no_registry
 
 
 def set_result_types(resolver: Callable[[str], type[SectionResult]]) -> None:
@@ -267,5 +276,9 @@ class ReportResults(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> ReportResults:
-        """Read the JSON that ``report()`` writes beside every report."""
+        """Read the JSON that ``report()`` writes beside every report, each section with its result class.
+
+        ``reportgen.ReportResults`` knows the classes of the built-in and installed plugin sections
+        in any process (a section no longer installed is read as a plain ``SectionResult``).
+        """
         return cls.from_json(Path(path).read_text(encoding="utf-8"))

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +14,26 @@ import pytest
 
 from reportgen import RelationalData, Schema
 
-DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = ROOT.parent / "shared" / "datasets"
+
+
+def fresh_env(*paths: Path) -> dict[str, str]:
+    """The environment of a new interpreter that imports reportgen from this checkout (then ``paths``)."""
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return os.environ | {"PYTHONPATH": os.pathsep.join([str(ROOT), *map(str, paths), *given])}
+
+
+def fresh_python(code: str, cwd: Path, *paths: Path) -> subprocess.CompletedProcess[str]:
+    """``code`` run by a new interpreter in ``cwd``: nothing of this process's imports carries over."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=fresh_env(*paths),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def read_csv(path: Path) -> pd.DataFrame:

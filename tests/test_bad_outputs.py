@@ -37,7 +37,8 @@ from reportgen.render.formatting import MAX_WORD, short_words
 from reportgen.results import ReportResults
 from reportgen.settings import ReportColumns, ReportSettings
 
-ROOT = Path(__file__).resolve().parents[1]
+from .conftest import fresh_env
+
 FAST = {"risk_attacks": 50, "n_max_utility": 300, "fail_under": {"privacy": 0}}
 RARE_CLASS, RARE_COLOUR = "ZZ-rare-class", "QQ-rare-colour"
 
@@ -302,9 +303,11 @@ STOP_CASES = {  # where SIGTERM arrives -> which pair is left
 def test_sigterm_leaves_the_old_pair_or_the_new_pair_and_no_temporary_file(moment, written, tmp_path):
     folder = old_pair(written, tmp_path)
     old_title = pair_title(folder)[0]
-    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     process = subprocess.Popen(
-        [sys.executable, "-c", STOPPER, moment, str(folder)], env=env, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", STOPPER, moment, str(folder)],
+        env=fresh_env(),
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 60
     while not (folder / "ready").exists():

@@ -80,7 +80,7 @@ def test_privacy_command_prints_the_numbers_of_compute_privacy_stats(folders, ca
     args = ["privacy", "--train", str(folders / "train"), "--synth", str(folders / "synth"), "--seed", "3"]
     assert main([*args, "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
-    expected = compute_privacy_stats(load(folders / "train"), load(folders / "synth"), seed=3)
+    expected = compute_privacy_stats(load(folders / "train"), None, load(folders / "synth"), seed=3)
     assert printed == {name: s.model_dump(mode="json") for name, s in expected.items()}
     assert main(args) == 0
     table = capsys.readouterr().out.splitlines()
@@ -100,7 +100,7 @@ def test_privacy_command_with_a_holdout_prints_the_worst_attack_per_table(folder
     assert main([*args, "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     train, test, synth = (load(folders / role) for role in ("train", "test", "synth"))
-    expected = compute_membership(train, synth, data_test=test, seed=3)
+    expected = compute_membership(train, test, synth, seed=3)
     risks = compute_privacy_risks(train, test, synth, n_attacks=100, seed=3)
     assert printed["people"]["membership"] == expected["people"].model_dump(mode="json")
     assert printed["people"]["risks"] == risks["people"].model_dump(mode="json")
@@ -218,8 +218,8 @@ def test_privacy_command_on_parquet_folders_gives_the_numbers_of_the_same_datafr
         assert main(args) == 0
     printed = json.loads(capsys.readouterr().out)
     train, test, synth = ({"people": frames[role].reset_index(drop=True)} for role in frames)
-    stats = compute_privacy_stats(train, synth, data_test=test, seed=3)
-    membership = compute_membership(train, synth, data_test=test, seed=3)
+    stats = compute_privacy_stats(train, test, synth, seed=3)
+    membership = compute_membership(train, test, synth, seed=3)
     risks = compute_privacy_risks(train, test, synth, n_attacks=100, seed=3)
     expected = stats["people"].model_dump(mode="json")
     expected |= {"membership": membership["people"].model_dump(mode="json")}

@@ -2,7 +2,9 @@
 
 The examples read files by the names the README gives them; a module fixture writes small versions
 of those files (samples of UCI Adult and a generated shop) into a folder, and each example runs
-there word for word. The demo lines are run by tests/test_demo.py, which reads them from here.
+there word for word. The Python example's lines from ``ReportResults.load`` on run again in a new
+interpreter, as a user reading a report's JSON in another process runs them. The demo lines are run
+by tests/test_demo.py, which reads them from here.
 """
 
 import os
@@ -18,6 +20,8 @@ import pytest
 import reportgen as rg
 from reportgen.cli import main
 from reportgen.data.io import write_folder, write_sql
+
+from .conftest import fresh_python
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 ADULT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "adult"
@@ -98,6 +102,14 @@ def workdir(tmp_path_factory):
     return folder
 
 
+def after_loading(example: str) -> str:
+    """The example's imports and its lines from ``ReportResults.load`` on: what another process runs."""
+    lines = example.splitlines()
+    start = next(i for i, line in enumerate(lines) if "ReportResults.load(" in line)
+    imports = [line for line in lines[:start] if line.startswith(("import ", "from "))]
+    return "\n".join([*imports, *lines[start:]])
+
+
 def test_the_python_example_runs_as_written(workdir):
     example, in_place = [block for block in code_blocks("python") if "rg.report(" in block]
     with inside(workdir):
@@ -107,6 +119,8 @@ def test_the_python_example_runs_as_written(workdir):
     assert (workdir / "adult-report.pdf").stat().st_size > 0 and (workdir / "shop-report.json").exists()
     assert not namespace["audited"].summary().empty
     assert (workdir / "lake-report.json").exists()
+    loaded = fresh_python(after_loading(example), workdir)  # typed sections without report() run first
+    assert loaded.returncode == 0, loaded.stderr
 
 
 @pytest.mark.parametrize("line", [c for c in commands() if not c.startswith("reportgen demo")])

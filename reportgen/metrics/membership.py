@@ -157,9 +157,9 @@ def skip_reason(view: DistanceView, max_targets: int) -> str | None:
 )
 def compute_membership(
     data_train: DataInput,
+    data_test: DataInput,
     data_synth: DataInput,
     *,
-    data_test: DataInput,
     n_max: int = 50_000,
     seed: int = 0,
     max_targets: int = MIA_MAX_TARGETS,
@@ -167,11 +167,12 @@ def compute_membership(
 ) -> dict[str, MembershipStats]:
     """The membership attacks on every table (and entity view): ``{name: MembershipStats}``.
 
-    Same inputs as ``report()``; ``data_test`` is the real holdout the generator never saw (the
-    non-members). ``n_max`` caps the rows of every role as ``report(n_max_train=n_max,
-    n_max_test=n_max, n_max_synth=n_max)`` does, and ``max_targets`` the targets per side, so with
-    the same seed the numbers equal the report's. Views that cannot be attacked (no compared
-    column, too few rows) are left out; the report lists them with the reason.
+    Same inputs in the same order as ``report()`` (training, holdout, synthetic); ``data_test`` is
+    the real holdout the generator never saw (the non-members: required). ``n_max`` caps the rows
+    of every role as ``report(n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max)`` does, and
+    ``max_targets`` the targets per side, so with the same seed the numbers equal the report's.
+    Views that cannot be attacked (no compared column, too few rows) are left out; the report lists
+    them with the reason.
     """
     from reportgen.api import prepared
     from reportgen.settings import ReportSettings

@@ -149,9 +149,9 @@ def _copied_lookup_tables(ctx: EvaluationContext, measured: list[TablePrivacy]) 
 )
 def compute_privacy_stats(
     data_train: DataInput,
+    data_test: DataInput | None,
     data_synth: DataInput,
     *,
-    data_test: DataInput | None = None,
     q: float = 0.1,
     risk_confidence: float | None = None,
     n_max: int = 50_000,
@@ -161,15 +161,15 @@ def compute_privacy_stats(
 ) -> dict[str, PrivacyStats]:
     """The privacy score, its std and the risk of every table (and entity view): ``{name: PrivacyStats}``.
 
-    Same inputs as ``report()``: DataFrame, dict of DataFrames or RelationalData, or data read in
-    place (a ``reportgen.sources`` source, a Parquet/CSV path, a ``.duckdb`` file or a database
-    URL), whose samples are drawn in its engine. ``n_max`` caps the rows of every role as
-    ``report(n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max)``
-    does, so with the same seed the numbers equal the report's; ``data_test`` is the holdout given
-    to ``report()`` (it decides which columns get a missing indicator in the distance space, and
-    adds the holdout curve; the score and risk do not depend on whether it is given). Tables that
-    cannot be measured (no compared column, or fewer than 100 training rows) are left out; the
-    report lists them with the reason.
+    Same inputs in the same order as ``report()`` (training, holdout, synthetic): DataFrame, dict
+    of DataFrames or RelationalData, or data read in place (a ``reportgen.sources`` source, a
+    Parquet/CSV path, a ``.duckdb`` file or a database URL), whose samples are drawn in its engine.
+    ``n_max`` caps the rows of every role as ``report(n_max_train=n_max, n_max_test=n_max,
+    n_max_synth=n_max)`` does, so with the same seed the numbers equal the report's; ``data_test``
+    is the holdout given to ``report()``, ``None`` when there is none (it decides which columns get
+    a missing indicator in the distance space, and adds the holdout curve; the score and risk do not
+    depend on whether it is given). Tables that cannot be measured (no compared column, or fewer
+    than 100 training rows) are left out; the report lists them with the reason.
     """
     from reportgen.api import prepared
     from reportgen.settings import ReportSettings

@@ -145,13 +145,14 @@ def compute_privacy_risks(
 ) -> dict[str, ViewRisks]:
     """Singling out, linkability and inference risks of every table (and entity view).
 
-    Same inputs as ``report()``; ``data_test`` is the real holdout the generator never saw (the
-    control: required). ``n_attacks``: targets per side and predicates per singling-out mode;
-    ``secrets``: the columns inference guesses (tables holding none of them use the default, every
-    column up to ``MAX_SECRETS``); ``link_columns``: linkability's two column sets (default: the
-    columns shuffled and cut in halves); ``n_max`` caps the rows of every role as ``report()``'s
-    ``n_max_*`` do, so with the same seed the numbers equal the report's. Tables that cannot be
-    attacked (too few rows, no compared column) are left out; the report lists them with the reason.
+    Same inputs in the same order as ``report()`` (training, holdout, synthetic); ``data_test`` is
+    the real holdout the generator never saw (the control: required). ``n_attacks``: targets per
+    side and predicates per singling-out mode; ``secrets``: the columns inference guesses (tables
+    holding none of them use the default, every column up to ``MAX_SECRETS``); ``link_columns``:
+    linkability's two column sets (default: the columns shuffled and cut in halves); ``n_max`` caps
+    the rows of every role as ``report()``'s ``n_max_*`` do, so with the same seed the numbers equal
+    the report's. Tables that cannot be attacked (too few rows, no compared column) are left out;
+    the report lists them with the reason.
     """
     from reportgen.api import prepared
     from reportgen.settings import ReportSettings

@@ -37,15 +37,15 @@ def test_copying_the_1_percent_most_outlying_rows_is_caught_while_the_privacy_sc
     train, test, fresh = population
     outliers = most_outlying(train, 0.01)
     synth = pd.concat([outliers, fresh.iloc[len(outliers) :]], ignore_index=True)
-    privacy = rg.compute_privacy_stats(train, synth, data_test=test)["table"]
-    attacks = compute_membership(train, synth, data_test=test)["table"]
+    privacy = rg.compute_privacy_stats(train, test, synth)["table"]
+    attacks = compute_membership(train, test, synth)["table"]
     assert privacy.privacy_score > 90  # the distance-based score barely moves
     chance = attacks.self_test.chance
     strongest = max(attacks.attacks, key=lambda a: a.at(0.001).tpr)
     low_fpr = strongest.at(0.001)
     assert low_fpr.achieved_fpr <= 0.001 and low_fpr.tpr_interval[0] > 0.003  # chance there: about 0.1%
     assert attacks.highest_tpr_at_1pct_fpr > chance.tpr_at_1pct_fpr
-    clean = compute_membership(train, fresh, data_test=test)["table"]
+    clean = compute_membership(train, test, fresh)["table"]
     assert max(a.at(0.001).tpr for a in clean.attacks) < 0.003
 
 
@@ -82,7 +82,7 @@ def test_without_a_holdout_the_section_says_how_to_keep_one(population):
         compute_membership_section(ctx)
     assert "before fitting the generator" in NO_HOLDOUT.lower() and "--test" in NO_HOLDOUT
     with pytest.raises(rg.InvalidParameterError, match="needs data_test"):
-        compute_membership(train, fresh, data_test=None)
+        compute_membership(train, None, fresh)
 
 
 @pytest.fixture(scope="module")
@@ -108,9 +108,9 @@ def with_run(result: MembershipResult) -> ReportResults:
 
 def test_compute_membership_gives_the_sections_numbers_and_the_same_seed_the_same(small_result):
     result, (train, test, fresh) = small_result
-    direct = compute_membership(train, fresh, data_test=test, seed=3)
+    direct = compute_membership(train, test, fresh, seed=3)
     assert direct == {t.table: t.stats for t in result.tables}
-    assert compute_membership(train, fresh, data_test=test, seed=4)["table"] != direct["table"]
+    assert compute_membership(train, test, fresh, seed=4)["table"] != direct["table"]
 
 
 def test_the_result_round_trips_through_json(small_result):

@@ -46,7 +46,7 @@ def data():
 
 
 def stats(train, synth, **kwargs):
-    return compute_privacy_stats(train, synth, **kwargs)["table"]
+    return compute_privacy_stats(train, None, synth, **kwargs)["table"]
 
 
 def test_a_fresh_sample_scores_near_100_with_no_risk(data):
@@ -117,7 +117,7 @@ def test_the_exact_copy_share_is_the_planted_share(data):
 def test_compute_privacy_stats_agrees_with_the_report(data, tmp_path):
     train, fresh = data
     synth = with_copies(train, fresh, 0.2, np.random.default_rng(5))
-    direct = rg.compute_privacy_stats(train, synth, seed=7)["table"]
+    direct = rg.compute_privacy_stats(train, None, synth, seed=7)["table"]
     results = rg.report(train, None, synth, tmp_path / "r.html", seed=7)
     section = results.sections["privacy"].tables[0]
     assert section.proximity == direct
@@ -163,8 +163,10 @@ def test_copying_whole_customers_shows_only_in_the_entity_view():
     copied["customers"]["customer_id"] += 50_000
     copied["orders"]["customer_id"] += 50_000
     copied["orders"]["order_id"] += 500_000
-    fresh_stats = compute_privacy_stats(rg.RelationalData(train, SHOP), rg.RelationalData(fresh, SHOP))
-    copied_stats = compute_privacy_stats(rg.RelationalData(train, SHOP), rg.RelationalData(copied, SHOP))
+    fresh_stats = compute_privacy_stats(rg.RelationalData(train, SHOP), None, rg.RelationalData(fresh, SHOP))
+    copied_stats = compute_privacy_stats(
+        rg.RelationalData(train, SHOP), None, rg.RelationalData(copied, SHOP)
+    )
     for table in ("customers", "orders"):  # few distinct rows: a copy looks like any sample
         assert copied_stats[table].privacy_score > 80, table
     assert fresh_stats["customers (entity)"].privacy_score > 80
@@ -194,8 +196,8 @@ def test_the_report_with_a_holdout_agrees_with_compute_privacy_stats_on_two_tabl
         customer_id=np.arange(300)
     )
     results = rg.report(train, holdout, synth, tmp_path / "r.html", schema=schema, seed=4)
-    with_holdout = rg.compute_privacy_stats(train, synth, data_test=holdout, schema=schema, seed=4)
-    without = rg.compute_privacy_stats(train, synth, schema=schema, seed=4)
+    with_holdout = rg.compute_privacy_stats(train, holdout, synth, schema=schema, seed=4)
+    without = rg.compute_privacy_stats(train, None, synth, schema=schema, seed=4)
     section = {t.table: t.proximity for t in results.sections["privacy"].tables}
     assert section == with_holdout
     assert [s.privacy_score for s in without.values()] == [s.privacy_score for s in with_holdout.values()]

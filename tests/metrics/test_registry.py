@@ -1,6 +1,7 @@
 """The plugin protocol: a section from another package runs and renders like a built-in one."""
 
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -8,6 +9,8 @@ from reportgen import report
 from reportgen.metrics import registry
 from reportgen.metrics.registry import MetricNotComputed, Section
 from reportgen.results import ReportResults, SectionResult
+
+from ..conftest import fresh_python
 
 
 class RowRatio(SectionResult):
@@ -21,6 +24,36 @@ def compute_ratio(ctx):
 
 def refuse(ctx):
     raise MetricNotComputed("needs a target column")
+
+
+INSTALLED = """
+from reportgen.metrics.registry import Section
+from reportgen.results import SectionResult
+
+
+class RowRatio(SectionResult):
+    ratio: float
+
+
+ROW_RATIO = Section("row_ratio", "Row ratio", 50, RowRatio, None, "row_ratio.html.j2", template_package="rg_plugin")
+"""
+
+READ_BACK = """
+import reportgen as rg
+results = rg.ReportResults.load("r.json")
+print(type(results.sections["row_ratio"]).__name__, results.sections["row_ratio"].ratio)
+print(results.sections["overview"].tables[0].rows_synth)
+"""
+
+
+def install(folder: Path) -> None:
+    """The plugin installed in ``folder``: its module, and its section in the entry-point group."""
+    (folder / "rg_plugin" / "section.py").write_text(INSTALLED)
+    info = folder / "rg_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rg-plugin\nVersion: 0.1\n")
+    group = registry.ENTRY_POINT_GROUP
+    (info / "entry_points.txt").write_text(f"[{group}]\nrow_ratio = rg_plugin.section:ROW_RATIO\n")
 
 
 class FakeEntryPoint:
@@ -77,6 +110,10 @@ def test_entry_point_section_is_computed_rendered_and_round_trips(plugin_package
     assert "Ratio 0.50" in (tmp_path / "r.html").read_text()
     again = ReportResults.load(tmp_path / "r.json")
     assert isinstance(again.sections["row_ratio"], RowRatio)
+    install(tmp_path)  # a new process finds the plugin as installed, through its entry point
+    read = fresh_python(READ_BACK, tmp_path, tmp_path)
+    assert read.returncode == 0, read.stderr
+    assert read.stdout.split() == ["RowRatio", "0.5", "150"]
 
 
 def test_a_section_that_cannot_run_is_marked_and_the_report_goes_on(plugin_package, people, tmp_path):
