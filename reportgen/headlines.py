@@ -32,16 +32,18 @@ from reportgen.results import Finding, ReportResults
 CHANCE_MARGIN = 0.02  # a mean model score within this of chance counts as "at chance"
 MIN_ROWS_CAVEAT = 100
 MIN_ROWS_SHOWN = 20
-# Headlines that compare training rows with holdout rows too (attacks), and the utility headlines,
-# which rest on the target's table; the others compare training with synthetic rows.
-_WITH_HOLDOUT = {
+# The attacks' headlines: each compares training rows with holdout rows too.
+ATTACK_HEADLINES = (
     "mia_auc",
     "mia_tpr_at_1pct_fpr",
     "epsilon_lower",
     "singling_out",
     "linkability",
     "inference",
-}
+)
+# Headlines that compare training rows with holdout rows too (attacks), and the utility headlines,
+# which rest on the target's table; the others compare training with synthetic rows.
+_WITH_HOLDOUT = set(ATTACK_HEADLINES)
 _UTILITY = {"tstr", "utility", "sra"}
 
 
@@ -62,6 +64,7 @@ class Headline(BaseModel):
     tolerance: float | None = None  # a change smaller than this is noise (None: the unit's rule)
     reference_withheld: str | None = None  # why a reference is not shown although a holdout was given
     interval: tuple[float, float] | None = None  # its 95% interval, where the number has one
+    interval_label: str | None = None  # what kind of interval it is, in words (None: "95% interval")
 
 
 def _section(results: ReportResults, name: str) -> Any | None:
@@ -232,6 +235,13 @@ def _privacy(results: ReportResults) -> list[Headline]:
 
 # nats: a few false positives move the bound; adult's leaky data gives 4.7 to 6.0 over seeds 0-4
 EPSILON_TOLERANCE = 1.0
+EPSILON_MEANING = (
+    "The privacy loss the attacks prove (0: none proven): a lower bound on the "
+    "\N{GREEK SMALL LETTER EPSILON} of pure \N{GREEK SMALL LETTER EPSILON}-differential privacy "
+    "(\N{GREEK SMALL LETTER DELTA} = 0), "
+    "measured on rows drawn at random from this training/holdout split, so for typical rows, not the "
+    "worst case a guarantee covers; it holds with 97.5% confidence for every attack and view together."
+)
 
 
 def _membership(results: ReportResults) -> list[Headline]:
@@ -278,7 +288,7 @@ def _membership(results: ReportResults) -> list[Headline]:
             unit="number",
             higher_is_better=False,
             tolerance=EPSILON_TOLERANCE,
-            meaning="The privacy loss the attacks prove at 95% confidence (0: none proven).",
+            meaning=EPSILON_MEANING,
         ),
     ]
 
@@ -305,6 +315,13 @@ _ATTACKS = (
 )
 
 
+def risk_interval_label(intervals: int | None) -> str:
+    """What a risk headline's interval is, in words: simultaneous over the report's ``M`` intervals."""
+    if intervals is None or intervals <= 1:
+        return "95% interval"
+    return f"95% interval, corrected for the report's {intervals} risk intervals,"
+
+
 def _privacy_risks(results: ReportResults) -> list[Headline]:
     r = _section(results, "privacy_risks")
     if r is None:
@@ -315,6 +332,7 @@ def _privacy_risks(results: ReportResults) -> list[Headline]:
             label=label,
             value=headline.risk,
             interval=headline.risk_interval,
+            interval_label=risk_interval_label(r.intervals),
             unit="share",
             higher_is_better=False,
             meaning=meaning,

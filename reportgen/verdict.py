@@ -12,6 +12,13 @@ a share (exact copies, rows at risk) above both twice its reference and its refe
 ``SHARE_MARGIN``; an attack's number (AUC, epsilon bound) beyond its chance level (or 0) by more
 than its own tolerance; an attack's risk (singling out, linkability, inference) whose 95% interval
 lies above ``SHARE_MARGIN``.
+
+False alarms: a generator that leaks nothing must rarely make privacy a concern through the attacks
+(``ATTACK_HEADLINES``), however many tables, attacks and secrets the report holds. The risk
+intervals are corrected for all of them together (each at ``1 - 5%/M`` for the report's ``M``
+risk intervals, ``reportgen.metrics.privacy_risks``), the epsilon bound for every attack and view
+together (97.5%, ``reportgen.privacy.membership``), and the AUC and TPR are read against the chance
+level of the worst attack plus a margin; ``benchmarks/bench_false_alarms.py`` measures the rate.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from reportgen.data.relational import HOLDOUT_ADVICE, SINGLE_TABLE_NAME
-from reportgen.headlines import Headline, headlines
+from reportgen.headlines import ATTACK_HEADLINES, Headline, headlines
 from reportgen.render.formatting import fmt_bar, fmt_unit, listed, sentence
 from reportgen.results import ConcernVerdict, Finding, GateResult, ReportResults
 
@@ -139,6 +146,11 @@ def _alarms(findings: Iterable[Finding]) -> list[Finding]:
     return sorted((f for f in findings if f.severity != "info"), key=lambda f: order[f.severity])
 
 
+def attack_alarms(found: dict[str, Headline]) -> list[Headline]:
+    """The attack headlines clearly worse than their level: each alone makes privacy a concern."""
+    return [h for name in ATTACK_HEADLINES if (h := found.get(name)) is not None and _clearly_worse(h)]
+
+
 def _clearly_worse(h: Headline) -> bool:
     if h.unit == "number":  # attack numbers: worse than chance (or than 0) by more than their noise
         excess = h.value - (h.reference or 0.0)
@@ -190,7 +202,7 @@ def _headlinesentence(h: Headline, n_worse: int, real: str) -> str:
         return f"{h.label} is {value} against {reference} for {real}{': ' + h.gap if h.gap else ''}{more}."
     if h.reference is None:
         low, high = (_shown(bound, h) for bound in h.interval or (h.value, h.value))
-        interval = f" (95% interval {low} to {high})" if h.interval else ""
+        interval = f" ({h.interval_label or '95% interval'} {low} to {high})" if h.interval else ""
         return (
             f"{h.label} is {value}{interval}, above the 0 of a release that reveals nothing about its "
             f"training rows{more}."

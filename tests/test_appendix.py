@@ -396,7 +396,13 @@ def test_the_constants_written_out_match_the_code(default_run):
         "The TPR at FPR "
         + ", ".join(f"{100 * p:g}%" for p in membership.FPR_LEVELS[:-1])
         + f" and {100 * membership.FPR_LEVELS[-1]:g}%",
-        f"one-sided at {intervals.CONFIDENCE:.0%}",
+        f"two-sided {100 * intervals.CONFIDENCE:g}% Clopper{DASH}Pearson",
+        f"1 {MINUS} {1 - membership.EPSILON_CONFIDENCE:.1%} / (2B) for the B = {len(membership.ATTACKS)} {TIMES} "
+        "(views attacked) ε bounds",
+        f"all B hold together with {membership.EPSILON_CONFIDENCE:.1%} confidence",
+        f"{2 * len(membership.ATTACKS)} one-sided bounds, each at {membership.epsilon_level(len(membership.ATTACKS)):.2%}",
+        f"anonymeter's interval at the level 1 {MINUS} {1 - risks.CONFIDENCE:.0%}/M (Bonferroni)",
+        f"the risk intervals (A.18) hold together with {risks.CONFIDENCE:.0%} confidence",
         f"at least {metrics_membership.MIN_TARGETS} targets per side ({metrics_membership.MIN_TARGETS} training, "
         f"{2 * metrics_membership.MIN_TARGETS} holdout and {metrics_membership.MIN_TARGETS} synthetic rows)",
         f"a synthetic row and {risks.PREDICATE_COLUMNS} of its columns drawn at random",

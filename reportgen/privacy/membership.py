@@ -29,6 +29,17 @@ empirical epsilon lower bound (``reportgen.privacy.intervals``): the targets are
 (stratified, seeded), the threshold and direction with the largest bound on one half are chosen,
 and the bound is evaluated on the other half, so it is not fitted to the data it reports on.
 
+What the epsilon bound is: a lower bound on the epsilon of pure epsilon-differential privacy
+(delta = 0) that the release could claim, shown on the population level: the targets are random
+rows of a random train/holdout split, so it bounds how far the synthetic data sets a typical
+training row apart from a typical unseen one, not the worst case over records and datasets that a
+privacy guarantee covers (0 does not mean the release is private). Each bound rests on two
+one-sided Clopper-Pearson bounds (TPR low, FPR high) and fails only when one of them does. A report
+takes the largest of ``bounds`` of them (three attacks per view), so each Clopper-Pearson bound is
+at ``1 - (1 - EPSILON_CONFIDENCE) / (2 bounds)`` (``epsilon_level``): every bound, and so the largest,
+holds together with ``EPSILON_CONFIDENCE``, 97.5%. The other 2.5% of the report's 5% false-alarm
+budget is the risk intervals' (``reportgen.metrics.privacy_risks``).
+
 The self-test plants training rows into ``S`` and runs the attacks again. A plant of a share ``p``
 of ``|S|`` stands for ``p |S|`` copied training rows, of which only those among the member targets
 can be seen: it plants ``round(p |S| n / |T|)`` member targets (at least 1), at random or the most
@@ -50,7 +61,13 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from reportgen.privacy.distance_space import EmbeddedRows
-from reportgen.privacy.intervals import clopper_pearson, delong_auc, epsilon_lower_bounds, normal_interval
+from reportgen.privacy.intervals import (
+    CONFIDENCE,
+    clopper_pearson,
+    delong_auc,
+    epsilon_lower_bounds,
+    normal_interval,
+)
 from reportgen.privacy.neighbours import knn
 from reportgen.privacy.proximity import safe_ratio
 from reportgen.settings import MIA_MAX_TARGETS
@@ -66,6 +83,7 @@ PLANT_KINDS: tuple[PlantKind, ...] = ("random", "outlying")
 N_RELABELLINGS = 200
 CHANCE_QUANTILE = 0.95
 N_ROC_POINTS = 60  # points of each stored ROC curve, log-spaced in FPR
+EPSILON_CONFIDENCE = 0.975  # every epsilon bound of a report together (half the 5% false-alarm budget)
 
 Streams = Callable[[str], np.random.Generator]
 """A seeded generator per named part: "targets", "epsilon", "plants" and "chance"."""
@@ -96,7 +114,10 @@ class AttackResult(BaseModel):
     auc_interval: tuple[float, float] = Field(description="95% interval, AUC ± 1.96 std, within [0, 1].")
     rates: list[RateAtFpr] = Field(description="TPR at FPR 0.1%, 1% and 10%.")
     advantage: float = Field(ge=0, le=1, description="max over thresholds of TPR - FPR.")
-    epsilon_lower: float = Field(ge=0, description="Empirical epsilon lower bound (split halves).")
+    epsilon_lower: float = Field(
+        ge=0,
+        description="Empirical epsilon lower bound (split halves; its level: see epsilon_bounds).",
+    )
     epsilon_rule: Literal["tpr/fpr", "tnr/fnr"] = Field(description="Which of the two bounds it is.")
     roc: RocCurve
 
@@ -154,6 +175,14 @@ class MembershipStats(BaseModel):
     attacks: list[AttackResult]
     worst_attack: AttackName = Field(description="The attack with the highest AUC.")
     self_test: SelfTest
+    epsilon_bounds: int | None = Field(
+        default=None,
+        description=(
+            "The epsilon bounds the report takes the largest of (attacks x views): each rests on "
+            "one-sided Clopper-Pearson bounds at 1 - 2.5% / (2 x epsilon_bounds), so all hold together "
+            "with 97.5% confidence. None: each at 95% (results written before this correction)."
+        ),
+    )
 
     @property
     def worst(self) -> AttackResult:
@@ -195,15 +224,31 @@ def target_count(rows: EmbeddedRows, max_targets: int = MIA_MAX_TARGETS) -> int:
     return min(max_targets, n_test // 2, len(rows.train))
 
 
+def epsilon_level(bounds: int) -> float:
+    """The level of each one-sided Clopper-Pearson bound behind ``bounds`` epsilon bounds.
+
+    Each epsilon bound rests on two, so all ``bounds`` hold together with ``EPSILON_CONFIDENCE``.
+    """
+    return 1 - (1 - EPSILON_CONFIDENCE) / (2 * max(bounds, 1))
+
+
 def membership_stats(
-    rows: EmbeddedRows, streams: Streams, *, max_targets: int = MIA_MAX_TARGETS
+    rows: EmbeddedRows,
+    streams: Streams,
+    *,
+    max_targets: int = MIA_MAX_TARGETS,
+    bounds: int = len(ATTACKS),
 ) -> MembershipStats:
-    """Every attack on one table's (or view's) embedded rows, with the self-test."""
+    """Every attack on one table's (or view's) embedded rows, with the self-test.
+
+    ``bounds``: the epsilon bounds the report takes the largest of (three per view attacked).
+    """
     targets = draw_targets(rows, streams("targets"), max_targets)
     neighbours = search_neighbours(targets, rows.synth)
     scores = attack_scores(neighbours)
     halves = stratified_halves(targets, streams("epsilon"))
-    attacks = [evaluate_attack(name, scores[name], targets.is_member, halves) for name in ATTACKS]
+    level = epsilon_level(bounds)
+    attacks = [evaluate_attack(name, scores[name], targets.is_member, halves, level) for name in ATTACKS]
     chance = chance_levels(scores, targets.is_member, streams("chance"))
     plants = self_test_plants(targets, neighbours, rows, chance, streams("plants"))
     return MembershipStats(
@@ -216,6 +261,7 @@ def membership_stats(
         attacks=attacks,
         worst_attack=max(attacks, key=lambda a: a.auc).attack,
         self_test=SelfTest(chance=chance, plants=plants),
+        epsilon_bounds=bounds,
     )
 
 
@@ -285,13 +331,20 @@ class Ranking:
 
 
 def evaluate_attack(
-    name: AttackName, scores: np.ndarray, is_member: np.ndarray, half: np.ndarray
+    name: AttackName,
+    scores: np.ndarray,
+    is_member: np.ndarray,
+    half: np.ndarray,
+    epsilon_confidence: float = CONFIDENCE,
 ) -> AttackResult:
-    """ROC, AUC with its interval, rates at low FPR, advantage and the epsilon bound of one attack."""
+    """ROC, AUC with its interval, rates at low FPR, advantage and the epsilon bound of one attack.
+
+    ``epsilon_confidence``: the level of each one-sided Clopper-Pearson bound behind the epsilon bound.
+    """
     n_pos, n_neg = int(is_member.sum()), int((~is_member).sum())
     tp, fp = Ranking.of(scores).counts(is_member)
     auc, std = delong_auc(scores[is_member], scores[~is_member])
-    epsilon, rule = split_epsilon(scores, is_member, half)
+    epsilon, rule = split_epsilon(scores, is_member, half, epsilon_confidence)
     grid = np.geomspace(1 / n_neg, 1, N_ROC_POINTS)
     return AttackResult(
         attack=name,
@@ -322,18 +375,21 @@ def _best_tp(tp: np.ndarray, fp: np.ndarray, allowed: float) -> tuple[int, int]:
 
 
 def split_epsilon(
-    scores: np.ndarray, is_member: np.ndarray, half: np.ndarray
+    scores: np.ndarray, is_member: np.ndarray, half: np.ndarray, confidence: float = CONFIDENCE
 ) -> tuple[float, Literal["tpr/fpr", "tnr/fnr"]]:
-    """The epsilon bound of the threshold and direction chosen on ``half``, measured on the rest."""
+    """The epsilon bound of the threshold and direction chosen on ``half``, measured on the rest.
+
+    Both halves use one-sided Clopper-Pearson bounds at ``confidence``.
+    """
     ranking = Ranking.of(scores[half])
     tp, fp = ranking.counts(is_member[half])
-    picked = np.vstack(epsilon_lower_bounds(tp, fp, *_sizes(is_member[half])))
+    picked = np.vstack(epsilon_lower_bounds(tp, fp, *_sizes(is_member[half]), confidence=confidence))
     rule, j = np.unravel_index(int(np.argmax(picked)), picked.shape)
     rest = ~half
     called = scores[rest] >= ranking.thresholds[j]
     member = is_member[rest]
     bounds = epsilon_lower_bounds(
-        int((called & member).sum()), int((called & ~member).sum()), *_sizes(member)
+        int((called & member).sum()), int((called & ~member).sum()), *_sizes(member), confidence=confidence
     )
     return float(bounds[rule]), ("tpr/fpr", "tnr/fnr")[rule]
 

@@ -32,7 +32,8 @@ Intervals (anonymeter's): each success rate gets the Wilson score interval, writ
 ``p~ = (k + z^2/2) / (n + z^2)`` and half-width ``e = z / (n + z^2) sqrt(k (n - k) / n + z^2 / 4)``.
 The risk is computed from the two centres, and its half-width propagates the two half-widths to
 first order: ``sqrt((e_m / (1 - p~_c))^2 + (e_c (p~_m - 1) / (1 - p~_c)^2)^2)``; the risk and its
-interval are then clipped to [0, 1].
+interval are then clipped to [0, 1]. A report puts every risk interval at one level that covers all
+of them together (``with_risk_confidence``; ``reportgen.metrics.privacy_risks`` says which).
 
 Neighbour searches run on the shared exact engine (``neighbours.knn``) in the shared distance
 space: squared distance there is the number of differing categories plus the squared differences of
@@ -108,9 +109,23 @@ class AttackResult(BaseModel):
     members: SuccessRate = Field(description="The attack on training rows (the generator saw them).")
     controls: SuccessRate = Field(description="The attack on holdout rows (real rows it never saw).")
     baseline: SuccessRate = Field(description="A random-guess attack on the training rows.")
-    confidence: float = Field(gt=0, lt=1, description="Confidence level of the intervals.")
+    confidence: float = Field(
+        gt=0,
+        lt=1,
+        description="Confidence level of the rates' intervals and of the Wilson centres of the risk.",
+    )
     risk: float = Field(ge=0, le=1, description="(r_members - r_controls) / (1 - r_controls), clipped.")
     risk_interval: tuple[float, float]
+    risk_confidence: float | None = Field(
+        default=None,
+        gt=0,
+        lt=1,
+        description=(
+            "Confidence level of risk_interval: in a report, 1 - 5%/M for its M risk intervals, so that "
+            "all hold together with 95% confidence. None: the same as confidence (results written "
+            "before the report-wide correction)."
+        ),
+    )
 
     @property
     def beats_baseline(self) -> bool:
@@ -150,6 +165,12 @@ def excess_risk(members: SuccessRate, controls: SuccessRate, confidence: float) 
     return risk, error
 
 
+def risk_interval(members: SuccessRate, controls: SuccessRate, confidence: float) -> tuple[float, float]:
+    """The risk's interval at ``confidence``: anonymeter's, from the two rates' Wilson intervals, clipped."""
+    risk, error = excess_risk(members, controls, confidence)
+    return _clip(risk - error), _clip(risk + error)
+
+
 def attack_result(
     attack: Attack,
     detail: str,
@@ -159,7 +180,7 @@ def attack_result(
 ) -> AttackResult:
     """The result of an attack from its (successes, attacks) on members, controls and baseline."""
     members, controls, baseline = (success_rate(k, n, confidence) for k, n in counts)
-    risk, error = excess_risk(members, controls, confidence)
+    risk, _ = excess_risk(members, controls, confidence)
     return AttackResult(
         attack=attack,
         detail=detail,
@@ -169,8 +190,19 @@ def attack_result(
         baseline=baseline,
         confidence=confidence,
         risk=_clip(risk),
-        risk_interval=(_clip(risk - error), _clip(risk + error)),
+        risk_interval=risk_interval(members, controls, confidence),
+        risk_confidence=confidence,
     )
+
+
+def with_risk_confidence(result: AttackResult, confidence: float) -> AttackResult:
+    """The result with its risk interval at ``confidence`` instead (the risk itself unchanged).
+
+    The report sets every risk interval to the level that makes all of them hold together
+    (``reportgen.metrics.privacy_risks``); the risk stays the estimate at the attack's own level.
+    """
+    interval = risk_interval(result.members, result.controls, confidence)
+    return result.model_copy(update={"risk_interval": interval, "risk_confidence": confidence})
 
 
 def _clip(value: float) -> float:

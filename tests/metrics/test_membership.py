@@ -73,6 +73,8 @@ def test_copying_whole_customers_is_caught_at_entity_level_only():
     )
     assert result.entity_auc.interval[0] > result.table_auc.interval[1]
     assert result.auc == result.entity_auc
+    # The largest epsilon bound is over three attacks on each of the three views: 9 bounds, one level.
+    assert {t.stats.epsilon_bounds for t in result.tables} == {9}
 
 
 def test_without_a_holdout_the_section_says_how_to_keep_one(population):
@@ -139,6 +141,18 @@ def test_the_page_shows_the_headlines_the_figure_and_the_self_test(small_result)
     )  # one row per kind of plant, a column per share
     for plant in result.tables[0].stats.self_test.plants:
         assert fmt_pct(plant.tpr_at_1pct_fpr, 2) in section
+    words = " ".join(section.split())
+    for sentence in (
+        "It is a population-level lower bound on the ε of pure ε-differential privacy (δ = 0)",
+        "with the holdout split from the same data at random",
+        "not of the worst-off record that a guarantee must cover: the true ε can be far larger, and 0 does "
+        "not mean the release is private.",
+        "It is the largest of 3 bounds (1 table or view \N{MULTIPLICATION SIGN} 3 attacks), each at a level "
+        "that makes all 3 hold "
+        "together with 97.5% confidence, so the largest holds with 97.5% confidence too.",
+    ):
+        assert sentence in words, sentence
+    assert "95% confidence (" not in words and "at 95% confidence" not in words
 
 
 def test_a_release_comparison_flags_an_attack_rise_beyond_its_noise(small_result):

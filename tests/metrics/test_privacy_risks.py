@@ -11,6 +11,7 @@ from reportgen.api import prepare_context
 from reportgen.cli import _parser
 from reportgen.metrics.privacy_risks import PrivacyRisksResult, ViewRisks, compute_privacy_risks_section
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.privacy.risks import excess_risk, risk_interval
 from reportgen.settings import ReportSettings
 
 N_ATTACKS = 500
@@ -78,10 +79,19 @@ def test_copies_of_training_rows_give_high_risks_that_beat_random_guessing(copie
     assert 0.4 < copied_risks.linkability.risk < 0.6
 
 
-def test_intervals_are_widened_for_the_worst_of_several_attacks(copied_risks):
+def test_estimates_keep_their_table_level_and_intervals_cover_the_whole_report(copied_risks, fresh_risks):
+    """Two singling-out modes, linkability and five secrets: M = 8 risk intervals, each at 1 - 5%/8."""
     assert {r.confidence for r in copied_risks.singling_out} == {1 - 0.05 / 2}
     assert {r.confidence for r in copied_risks.inference} == {1 - 0.05 / 5}
     assert copied_risks.linkability.confidence == 0.95
+    for view in (copied_risks, fresh_risks):
+        assert len(view.results()) == 8
+        for r in view.results():
+            assert r.risk_confidence == pytest.approx(1 - 0.05 / 8)
+            own = risk_interval(r.members, r.controls, r.confidence)
+            assert r.risk == pytest.approx(max(0.0, excess_risk(r.members, r.controls, r.confidence)[0]))
+            assert r.risk_interval == risk_interval(r.members, r.controls, 1 - 0.05 / 8)
+            assert r.risk_interval[0] <= min(own[0], r.risk) and r.risk_interval[1] >= max(own[1], r.risk)
 
 
 def test_the_command_line_gives_the_report_s_numbers_and_prints_no_record(
@@ -121,7 +131,9 @@ def test_the_command_line_gives_the_report_s_numbers_and_prints_no_record(
     shown = json.loads(json_text)["sections"]["privacy_risks"]["tables"][0]["singling_out"][0]
     assert set(shown) == {
         "attack", "detail", "known", "members", "controls", "baseline", "confidence", "risk", "risk_interval",
+        "risk_confidence",
     }  # fmt: skip
+    assert json.loads(json_text)["sections"]["privacy_risks"]["intervals"] == 8
 
 
 def test_the_same_seed_gives_the_same_numbers_and_another_seed_other_targets(data, fresh_risks):
@@ -187,3 +199,8 @@ def test_copied_customers_with_their_orders_are_caught_at_entity_level():
     assert list(risks) == ["customers", "orders", "customers (entity)"]
     entity = risks["customers (entity)"]
     assert "orders.count" in entity.columns and entity.linkability.risk_interval[0] > 0.5
+    # One family over the whole report: every table and view, every attack, mode and secret.
+    per_view = {name: len(view.results()) for name, view in risks.items()}
+    m = sum(per_view.values())
+    assert per_view["orders"] == 2 + 1 + 2 and m > per_view["customers (entity)"] + per_view["customers"]
+    assert {r.risk_confidence for view in risks.values() for r in view.results()} == {1 - 0.05 / m}
