@@ -11,7 +11,18 @@ import pytest
 
 from reportgen import RelationalData, Schema
 
+from .system import require
+
 DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked ``needs(name)`` or ``postgres`` skip (fail under CI) without it, before any fixture."""
+    for mark in item.iter_markers("needs"):
+        require(*mark.args)
+    if item.get_closest_marker("postgres"):
+        require("PostgreSQL")
 
 
 def read_csv(path: Path) -> pd.DataFrame:

@@ -17,7 +17,6 @@ and ``load_sql`` sorts nothing. So for PostgreSQL both sides are sorted by prima
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 
@@ -38,6 +37,8 @@ from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, ForeignKey, PrimaryKey, Relation, Schema, Table
 from reportgen.errors import LoadError, SchemaError
 
+from ..system import unavailable
+
 DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 TARGETS = ["csv", "parquet", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -45,10 +46,7 @@ TARGETS = ["csv", "parquet", "sqlite", pytest.param("postgres", marks=pytest.mar
 def _dataset_folder(name: str) -> Path:
     folder = DATASETS / name
     if not (folder / "metadata.json").is_file():
-        message = f"shared dataset folder {folder} is missing"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        unavailable(f"shared dataset folder {folder} is missing")
     return folder
 
 
@@ -336,3 +334,4 @@ def test_postgres_foreign_keys_are_deferred_and_enforced(fresh_postgres_url):
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM staff")).scalar() == 3
     engine.dispose()
+
