@@ -51,7 +51,7 @@ from reportgen.data.sources import Source, open_source, quote
 from reportgen.data.subsets import keep_rows
 from reportgen.data.validation import SYNTH, conform
 from reportgen.errors import DataError, InvalidParameterError
-from reportgen.files import write_atomic
+from reportgen.files import safe_file_name, write_atomic
 from reportgen.metrics.alpha_beta import Measured, measure, support_radius
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.alpha_beta import (
@@ -423,7 +423,7 @@ def _parquet_target(out: Path, table: str) -> Path:
             f"A synthetic table read in place is curated batch by batch into Parquet, so --out (out) "
             f"must be a .parquet file or a folder. Got {str(out)!r} instead."
         )
-    return out / f"{table}.parquet"
+    return out / safe_file_name(table, ".parquet")  # inside ``out``, whatever the table is called
 
 
 def _reconciled(ctx: EvaluationContext, table: str, batch: pd.DataFrame) -> pd.DataFrame:

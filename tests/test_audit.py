@@ -289,3 +289,20 @@ def test_a_streamed_audit_refuses_an_output_that_is_not_parquet_before_any_work(
     assert not (folder / "curated.csv").exists()
     with pytest.raises(InvalidParameterError, match="curate streams synthetic data read in place"):
         curate({"points": train}, synth, folder / "out.parquet")
+
+
+def test_a_table_named_like_a_path_is_written_inside_the_out_folder(tmp_path, capsys):
+    """A database table called ``../escaped`` is curated into ``--out``, not beside it."""
+    from reportgen.data.io import write_sql
+
+    rng = np.random.default_rng(4)
+    name = "../escaped"
+    for role, frame in (("train", gaussian(400, rng)), ("synth", gaussian(300, rng))):
+        write_sql(RelationalData({name: frame}), f"sqlite:///{tmp_path / role}.db")
+    out = tmp_path / "deep" / "curated"
+    argv = ["audit", "--train", f"sqlite:///{tmp_path}/train.db", "--synth", f"sqlite:///{tmp_path}/synth.db"]
+    assert main([*argv, "--in-place", "--out", str(out), "--no-report-scores"]) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "deep").iterdir()) == ["curated"]
+    assert sorted(p.name for p in out.iterdir()) == ["%2E.%2Fescaped.parquet", "schema.yaml"]
+    curated = load(out)  # schema.yaml names the file: the table keeps its name
+    assert list(curated) == [name] and 0 < len(curated[name]) <= 300

@@ -29,7 +29,7 @@ import yaml
 from reportgen.data.relational import RelationalData, as_relational, with_columns
 from reportgen.data.schema import ColumnKind, ColumnSpec, ForeignKey, PrimaryKey, Schema, Table
 from reportgen.errors import InvalidParameterError, LoadError, SchemaError
-from reportgen.files import write_atomic
+from reportgen.files import safe_file_name, write_atomic
 from reportgen.params import Options, check_param
 
 PathLike = str | os.PathLike[str]
@@ -157,9 +157,10 @@ def write_folder(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise LoadError(f"Cannot create folder {str(folder)!r}: {error}") from None
+    files = {name: safe_file_name(name, f".{format}") for name in data}  # inside the folder
     for name, frame in data.items():
-        _atomic_write(folder / f"{name}.{format}", _frame_writer(frame, format))
-    write_folder_schema(data.schema, folder, {name: f"{name}.{format}" for name in data})
+        _atomic_write(folder / files[name], _frame_writer(frame, format))
+    write_folder_schema(data.schema, folder, files)
 
 
 def write_folder_schema(schema: Schema, folder: Path, files: Mapping[str, str]) -> None:

@@ -335,3 +335,18 @@ def test_postgres_foreign_keys_are_deferred_and_enforced(fresh_postgres_url):
         assert conn.execute(sa.text("SELECT count(*) FROM staff")).scalar() == 3
     engine.dispose()
 
+
+@pytest.mark.parametrize("format", ["csv", "parquet"])
+def test_table_names_like_paths_are_written_inside_the_folder_and_load_back(tmp_path, format):
+    """A table name is data: ``../up``, ``/etc/x`` or ``a[1]`` must not leave or glob the folder."""
+    frame = pd.DataFrame({"x": [1.5, 2.5], "y": ["a", "b"]})
+    names = ["../up", "/etc/absolute", "a[1]*", "a%2Fb", "a/b", ".hidden", "plain"]
+    folder = tmp_path / "inner" / "out"
+    write_folder(RelationalData({n: frame for n in names}), folder, format=format)
+    assert [p.name for p in (tmp_path / "inner").iterdir()] == ["out"]
+    files = sorted(p.name for p in folder.iterdir())
+    assert len(files) == len(names) + 1 and all("/" not in f and not f.startswith(".") for f in files)
+    loaded = load_folder(folder)
+    assert sorted(loaded) == sorted(names)
+    for name in names:
+        pd.testing.assert_frame_equal(loaded[name], frame)
