@@ -31,6 +31,7 @@ from reportgen.data.schema import ColumnKind, ColumnSpec, ForeignKey, PrimaryKey
 from reportgen.errors import InvalidParameterError, LoadError, SchemaError
 from reportgen.files import safe_file_name, write_atomic
 from reportgen.params import Options, check_param
+from reportgen.structured import parse_yaml_or_json
 
 PathLike = str | os.PathLike[str]
 SchemaSource = Schema | PathLike | None
@@ -78,13 +79,7 @@ def _parse_schema_text(path: Path) -> Any:
         raise LoadError(f"Schema file {str(path)!r} does not exist. Check the path.") from None
     except (OSError, UnicodeDecodeError) as error:
         raise LoadError(f"Cannot read schema file {str(path)!r}: {error}") from None
-    try:
-        return json.loads(text) if suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as error:
-        what = "JSON" if suffix == ".json" else "YAML"
-        raise LoadError(
-            f"Schema file {str(path)!r} is not valid {what}: {error}. Fix the file's syntax."
-        ) from None
+    return parse_yaml_or_json(text, as_json=suffix == ".json", where=f"Schema file {str(path)!r}")
 
 
 def _write_schema_spec(spec: Mapping[str, Any], path: Path) -> None:

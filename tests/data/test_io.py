@@ -350,3 +350,16 @@ def test_table_names_like_paths_are_written_inside_the_folder_and_load_back(tmp_
     assert sorted(loaded) == sorted(names)
     for name in names:
         pd.testing.assert_frame_equal(loaded[name], frame)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("tables:\n  a: {}\n  a: {}\n", r"key 'a' appears twice \(lines 2 and 3\)"),
+        ("base: &cols {x: numeric}\ntables:\n  a: {columns: *cols}\n", r"the alias \*cols"),
+    ],
+)
+def test_a_schema_file_with_a_repeated_key_or_an_alias_is_refused_naming_the_file(tmp_path, text, message):
+    (tmp_path / "schema.yaml").write_text(text)
+    with pytest.raises(LoadError, match=rf"Schema file '.*schema\.yaml' is not valid YAML: {message}"):
+        read_schema(tmp_path / "schema.yaml")
