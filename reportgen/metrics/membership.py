@@ -83,8 +83,7 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
     """The membership-inference section of the report."""
     if ctx.test is None:
         raise MetricNotComputed(NO_HOLDOUT)
-    outcomes = {name: _view_membership(ctx, name, view) for name, view in ctx.distance_views().items()}
-    measured, skipped = measured_and_skipped(outcomes)
+    measured, skipped = measured_and_skipped(membership_outcomes(ctx))
     tables = [v for v in measured if v.view == "table"]
     entities = [v for v in measured if v.view == "entity"]
     return MembershipResult(
@@ -182,5 +181,10 @@ def compute_membership(
         seed=seed, n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max, mia_max_targets=max_targets
     )
     with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
-        views = {name: _view_membership(ctx, name, view) for name, view in ctx.distance_views().items()}
+        views = membership_outcomes(ctx)
     return {name: v.stats for name, v in views.items() if isinstance(v, ViewMembership)}
+
+
+def membership_outcomes(ctx: EvaluationContext) -> dict[str, ViewMembership | str]:
+    """The attacks on every table and entity view, or why they cannot run (a holdout is given)."""
+    return {name: _view_membership(ctx, name, view) for name, view in ctx.distance_views().items()}

@@ -102,8 +102,7 @@ def compute_privacy_risks_section(ctx: EvaluationContext) -> PrivacyRisksResult:
     """The attacks section of the report."""
     if ctx.test is None:
         raise MetricNotComputed(NO_HOLDOUT)
-    tables = {name: _view_risks(ctx, name, view) for name, view in ctx.distance_views().items()}
-    measured, skipped = measured_and_skipped(tables)
+    measured, skipped = measured_and_skipped(risk_outcomes(ctx))
     return PrivacyRisksResult(
         section="privacy_risks",
         tables=measured,
@@ -168,8 +167,13 @@ def compute_privacy_risks(
         risk_link_columns=link_columns,
     )
     with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
-        views = {name: _view_risks(ctx, name, view) for name, view in ctx.distance_views().items()}
+        views = risk_outcomes(ctx)
     return {name: risks for name, risks in views.items() if isinstance(risks, ViewRisks)}
+
+
+def risk_outcomes(ctx: EvaluationContext) -> dict[str, ViewRisks | str]:
+    """The three attacks on every table and entity view, or why it cannot be attacked (a holdout is given)."""
+    return {name: _view_risks(ctx, name, view) for name, view in ctx.distance_views().items()}
 
 
 def _view_risks(ctx: EvaluationContext, name: str, view: DistanceView) -> ViewRisks | str:
