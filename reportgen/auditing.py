@@ -51,7 +51,7 @@ from reportgen.data.sources import Source, open_source, quote
 from reportgen.data.subsets import keep_rows
 from reportgen.data.validation import SYNTH, conform
 from reportgen.errors import DataError, InvalidParameterError
-from reportgen.files import write_atomic
+from reportgen.files import safe_file_name, write_atomic
 from reportgen.metrics.alpha_beta import Measured, measure, support_radius
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.privacy.alpha_beta import (
@@ -266,7 +266,9 @@ def curate(
     synth, opened = _in_place(data_synth, schema)
     try:
         table = _only_table(synth)
-        _parquet_target(Path(out), table)  # a bad --out fails before any work
+        _check_outputs(
+            Path(out), _parquet_target(Path(out), table) != Path(out), flags_file
+        )  # before any work
         rows = lake.row_count(synth, table)
         missing = {table: _columns_with_missing(synth, table)} if rows > n_max else {}
         settings = ReportSettings(seed=seed, n_max_train=n_max, n_max_synth=n_max)
@@ -424,7 +426,7 @@ def _parquet_target(out: Path, table: str) -> Path:
             f"A synthetic table read in place is curated batch by batch into Parquet, so --out (out) "
             f"must be a .parquet file or a folder. Got {str(out)!r} instead."
         )
-    return out / f"{table}.parquet"
+    return out / safe_file_name(table, ".parquet")  # inside ``out``, whatever the table is called
 
 
 def _reconciled(ctx: EvaluationContext, table: str, batch: pd.DataFrame) -> pd.DataFrame:
@@ -590,6 +592,8 @@ def audit_command(
         rows, summary, skipped = curation.rows, curation.summary(), curation.skipped
         inputs: tuple[Any, Any, Any] = (train, synth, str(curation.written_to))
     else:
+        if "://" not in out + synth:  # databases are checked when written
+            _check_outputs(Path(out), _writes_folder(synth), flags_file)
         rows, summary, skipped, inputs = _audit_in_memory(train, synth, out, flags_file, replace, options)
     scores: dict[str, dict[str, float | None]] = {}
     if with_report_scores:
@@ -607,6 +611,21 @@ def audit_command(
             indent=2,
         )
     return _summary_text(alpha, rows, summary, scores, skipped, out)
+
+
+def _check_outputs(out: Path, folder: bool, flags_file: str | PathLike[str] | None) -> None:
+    """Refuse, before any work, an ``out`` (a folder or a file) or flags file of the wrong kind."""
+    from reportgen.outputs import check_output_kind
+
+    check_output_kind(out, folder=folder, what="--out (out)")
+    if flags_file is not None:
+        check_output_kind(Path(flags_file), folder=False, what="--flags (flags_file)")
+
+
+def _writes_folder(synth: str) -> bool:
+    """Whether ``write_curated`` writes the curated data of ``synth`` (a path) as a folder."""
+    source = Path(synth)
+    return source.suffix.lower() in (".duckdb", ".ddb") or source.is_dir()
 
 
 def _tables(data: str, schema: Schema | None) -> int:

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
 
 _EPILOG = "Exit codes: 0 success, 3 a release bar failed, 2 bad input or usage, 1 unexpected failure."
+_EPILOG_PRIVACY = (
+    "Exit codes: 0 success, 3 a number could not be measured (the reason is printed; as report's bars, "
+    "unless --allow-not-evaluated), 2 bad input or usage, 1 unexpected failure."
+)
 _EPILOG_NO_BARS = (
     "Exit codes: 0 success, 2 bad input or usage, 1 unexpected failure (no release bars here: see report)."
 )
@@ -163,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
             "With --json and --test, each table's object also holds its attacks under 'membership' and "
             "'risks'."
         ),
-        epilog=_EPILOG_NO_BARS,
+        epilog=_EPILOG_PRIVACY,
     )
     _add_inputs(priv)
     priv.add_argument("--q", type=float, default=0.1, help="quantile of TTPR used as threshold (default 0.1)")
@@ -181,6 +185,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_risk_options(priv)
     _add_in_place(priv)
+    priv.add_argument(
+        "--allow-not-evaluated",
+        action="store_true",
+        help="a number that could not be measured does not fail the command (default: exit 3)",
+    )
     priv.add_argument("--json", action="store_true", help="print JSON instead of a table")
     priv.set_defaults(run=_run_privacy)
 
@@ -393,60 +402,98 @@ def _add_risk_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_privacy(args: argparse.Namespace) -> int:
+    """The privacy numbers per table (with --test the attacks too), and why any could not be measured.
+
+    One evaluation context serves every measure, with the settings ``report`` would use, so the
+    numbers equal ``compute_privacy_stats``, ``compute_membership`` and ``compute_privacy_risks``.
+    A number that cannot be measured fails the command (exit 3), as a release bar that cannot be
+    evaluated fails ``report``, unless ``--allow-not-evaluated``.
+    """
     import json
 
+    from reportgen.api import prepared
     from reportgen.data.io import read_schema
-    from reportgen.metrics.membership import compute_membership
-    from reportgen.metrics.privacy import compute_privacy_stats
-    from reportgen.metrics.privacy_risks import compute_privacy_risks
+    from reportgen.metrics.membership import membership_outcomes
+    from reportgen.metrics.privacy import privacy_outcomes
+    from reportgen.metrics.privacy_risks import risk_outcomes
+    from reportgen.settings import ReportSettings
 
     schema = read_schema(args.schema) if args.schema else None
     train, test, synth, _ = _inputs(args, schema)
-    stats = compute_privacy_stats(
-        train,
-        test,
-        synth,
-        q=args.q,
-        risk_confidence=args.risk_confidence,
-        n_max=args.n_max,
+    settings = ReportSettings(
         seed=args.seed,
-        schema=schema,
+        n_max_train=args.n_max,
+        n_max_test=args.n_max,
+        n_max_synth=args.n_max,
+        privacy_q=args.q,
+        risk_confidence=args.risk_confidence,
+        mia_max_targets=args.max_targets,
+        risk_attacks=args.risk_attacks,
+        risk_secrets=tuple(args.secret) if args.secret is not None else None,
     )
-    attacks, risks = {}, {}
-    if test is not None:
-        attacks = compute_membership(
-            train,
-            test,
-            synth,
-            n_max=args.n_max,
-            seed=args.seed,
-            max_targets=args.max_targets,
-            schema=schema,
-        )
-        risks = compute_privacy_risks(
-            train,
-            test,
-            synth,
-            n_attacks=args.risk_attacks,
-            secrets=args.secret,
-            n_max=args.n_max,
-            seed=args.seed,
-            schema=schema,
-        )
+    with prepared(train, test, synth, settings, schema=schema) as ctx:
+        privacy = privacy_outcomes(ctx, with_max_similarity=False)
+        attacks = membership_outcomes(ctx) if test is not None else {}
+        risks = risk_outcomes(ctx) if test is not None else {}
+    stats = {n: o.proximity for n, o in privacy.items() if not isinstance(o, str) and o.proximity is not None}
+    measured = {n: o.stats for n, o in attacks.items() if not isinstance(o, str)}
+    found = {n: o for n, o in risks.items() if not isinstance(o, str)}
+    # Tables too small for the ratios still show their exact copies (a verbatim copy of 60 rows shows).
+    copies = {
+        n: o.distances.exact_copies for n, o in privacy.items() if not isinstance(o, str) and n not in stats
+    }
+    missing = _not_measured(
+        {
+            "privacy score": {n: o if isinstance(o, str) else o.proximity_reason for n, o in privacy.items()},
+            "membership attacks": {n: o for n, o in attacks.items() if isinstance(o, str)},
+            "singling out, linkability and inference": {n: o for n, o in risks.items() if isinstance(o, str)},
+        }
+    )
     if args.json:
-        printed = {name: s.model_dump(mode="json") for name, s in stats.items()}
-        for key, found in (("membership", attacks), ("risks", risks)):
-            for name, a in found.items():
-                printed.setdefault(name, {})[key] = a.model_dump(mode="json")
+        printed: dict[str, dict] = {name: {} for name in privacy}
+        for name, s in stats.items():
+            printed[name] |= s.model_dump(mode="json")
+        for name, share in copies.items():
+            printed[name]["exact_copies"] = share
+        for key, results in (("membership", measured), ("risks", found)):
+            for name, a in results.items():
+                printed[name][key] = a.model_dump(mode="json")
+        for name, reasons in missing.items():
+            printed[name]["not_measured"] = reasons
         print(json.dumps(printed, indent=2))
-        return EXIT_OK
-    _print_privacy(stats)
-    if attacks:
-        print()
-        _print_attacks(attacks)
-    if risks:
-        print()
-        _print_risks(risks)
+    else:
+        _print_privacy(stats)
+        for name, share in copies.items():
+            print(f"{name}: {share:.1%} of the synthetic rows are exact copies of training rows")
+        for printer, results in ((_print_attacks, measured), (_print_risks, found)):
+            if results:
+                print()
+                printer(results)
+    return _fail_closed(missing, args.allow_not_evaluated)
+
+
+def _not_measured(reasons: dict[str, dict[str, str | None]]) -> dict[str, dict[str, str]]:
+    """``{number: {table: reason or None}}`` turned into ``{table: {number: reason}}``, the missing only."""
+    missing: dict[str, dict[str, str]] = {}
+    for label, per_table in reasons.items():
+        for name, reason in per_table.items():
+            if reason is not None:
+                missing.setdefault(name, {})[label] = reason
+    return missing
+
+
+def _fail_closed(missing: dict[str, dict[str, str]], allowed: bool) -> int:
+    """Say on stderr why each missing number is missing; exit 3 for any, unless they are allowed."""
+    for name, reasons in missing.items():
+        for label, reason in reasons.items():
+            print(f"reportgen: not measured for {name}: {label}: {reason}", file=sys.stderr)
+    if missing and not allowed:
+        print(
+            "reportgen: a number that cannot be measured fails, as a release bar that cannot be "
+            "evaluated fails report; pass --allow-not-evaluated to accept that.",
+            file=sys.stderr,
+        )
+        return EXIT_BAR_FAILED
     return EXIT_OK
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from reportgen.errors import LoadError
 from reportgen.headlines import Headline, headlines
 from reportgen.results import Comparison, HeadlineChange, ReportResults
+from reportgen.structured import parse_yaml_or_json
 
 SCORE_TOLERANCE = 1.0
 SHARE_TOLERANCE = 0.01
@@ -21,11 +22,23 @@ SHARE_TOLERANCE = 0.01
 
 def load_previous(path: str | Path) -> ReportResults:
     """The previous release's results, with a clear error when the file is not a reportgen JSON."""
+    path = Path(path)
+    where = f"The previous release's results {str(path)!r}"
     try:
-        return ReportResults.load(path)
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise LoadError(f"The previous release's results {str(path)!r} do not exist.") from None
-    except ValueError as error:
+        raise LoadError(f"{where} do not exist.") from None
+    except IsADirectoryError:
+        raise LoadError(
+            f"{where} is a folder: give the JSON file written beside the previous report "
+            "(report.json beside report.pdf)."
+        ) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise LoadError(f"{where} cannot be read: {error}.") from None
+    data = parse_yaml_or_json(text, as_json=True, where=where)  # refuses too deep a nesting
+    try:
+        return ReportResults.model_validate(data)
+    except (ValueError, RecursionError) as error:
         raise LoadError(
             f"{str(path)!r} is not the JSON that reportgen writes beside a report "
             f"({error.__class__.__name__})."

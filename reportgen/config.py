@@ -12,14 +12,12 @@ for the bars it names); in Python, ``report(fail_under=read_config("release.yaml
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from reportgen.errors import LoadError
 from reportgen.gates import bars_in_force
+from reportgen.structured import parse_yaml_or_json
 
 KNOWN_KEYS = ("fail_under",)
 
@@ -38,16 +36,13 @@ def read_config(path: str | Path) -> ReleaseConfig:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise LoadError(f"Cannot read the configuration file {str(path)!r}: {error.strerror}.") from None
-    try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as error:
-        raise LoadError(f"The configuration file {str(path)!r} is not valid YAML or JSON: {error}") from None
-    data = data or {}
+    where = f"The configuration file {str(path)!r}"
+    data = parse_yaml_or_json(text, as_json=path.suffix.lower() == ".json", where=where) or {}
     if not isinstance(data, dict):
         raise LoadError(
             f"The configuration file {str(path)!r} must hold a mapping such as 'fail_under: ...'."
         )
-    unknown = sorted(set(data) - set(KNOWN_KEYS))
+    unknown = sorted(set(data) - set(KNOWN_KEYS), key=repr)  # keys may be of mixed types
     if unknown:
         raise LoadError(
             f"The configuration file {str(path)!r} has unknown key(s) {unknown}; known: {list(KNOWN_KEYS)}."

@@ -74,7 +74,7 @@ def bars_in_force(fail_under: Mapping[str, float] | None) -> dict[str, float]:
     Scores are bars on 0-100, shares on 0-1 (``exact_copies=0.01`` is 1%), see ``BARS``.
     """
     user = dict(fail_under or {})
-    unknown = sorted(set(user) - set(BAR_NAMES))
+    unknown = sorted(set(user) - set(BAR_NAMES), key=repr)  # names may be of mixed types
     if unknown:
         raise InvalidParameterError(
             f"Unknown release bar(s) {unknown}: the bars are {list(BAR_NAMES)} (e.g. privacy=80)."

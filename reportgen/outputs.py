@@ -71,19 +71,49 @@ def check_output_path(path: Path) -> list[Path]:
             f"The results JSON of the report {str(path)!r} goes to {str(json_path_of(path))!r}, which is a "
             "folder. Move that folder away or give the report another name."
         )
+    return _folders_to_create(path, "the report", RenderError)
+
+
+def check_output_kind(path: Path, *, folder: bool, what: str) -> None:
+    """Refuse, before any work, an output that exists as the wrong kind or cannot be created.
+
+    ``folder``: whether ``path`` is written as a folder (of files) or as one file; ``what`` names
+    it in the message (such as "--out"). A path that exists as the other kind, a parent that is a
+    file or an unwritable nearest folder is an ``InvalidParameterError`` saying what to do.
+    """
+    from reportgen.errors import InvalidParameterError
+
+    if folder and path.exists() and not path.is_dir():
+        raise InvalidParameterError(
+            f"{what} {str(path)!r} is an existing file, but it is written as a folder (a file per "
+            "table and schema.yaml). Name a folder, or move the file away."
+        )
+    if not folder and path.is_dir():
+        raise InvalidParameterError(
+            f"{what} {str(path)!r} is an existing folder, but it is written as one file. Name a file, "
+            "or move the folder away."
+        )
+    _folders_to_create(path, what, InvalidParameterError)
+
+
+def _folders_to_create(path: Path, what: str, error: type[Exception]) -> list[Path]:
+    """The missing folders above ``path``, outermost first.
+
+    The nearest existing one must be a writable folder, else ``error`` says so.
+    """
     missing = []
     parent = path.absolute().parent
     while not parent.exists() and not parent.is_symlink():
         missing.append(parent)
         parent = parent.parent
     if not parent.is_dir():
-        raise RenderError(
-            f"Cannot write the report to {str(path)!r}: {str(parent)!r} is a file, not a folder. "
+        raise error(
+            f"Cannot write {what} to {str(path)!r}: {str(parent)!r} is a file, not a folder. "
             "Choose a path whose parent is a folder."
         )
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise RenderError(
-            f"Cannot write the report to {str(path)!r}: the folder {str(parent)!r} is not writable. "
+        raise error(
+            f"Cannot write {what} to {str(path)!r}: the folder {str(parent)!r} is not writable. "
             "Choose a folder you can write to, or change its permissions."
         )
     return missing[::-1]

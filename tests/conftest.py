@@ -14,6 +14,8 @@ import pytest
 
 from reportgen import RelationalData, Schema
 
+from .system import require
+
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ROOT.parent / "shared" / "datasets"
 
@@ -34,6 +36,15 @@ def fresh_python(code: str, cwd: Path, *paths: Path) -> subprocess.CompletedProc
         text=True,
         timeout=300,
     )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Tests marked ``needs(name)`` or ``postgres`` skip (fail under CI) without it, before any fixture."""
+    for mark in item.iter_markers("needs"):
+        require(*mark.args)
+    if item.get_closest_marker("postgres"):
+        require("PostgreSQL")
 
 
 def read_csv(path: Path) -> pd.DataFrame:

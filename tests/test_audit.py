@@ -1,6 +1,7 @@
 """Auditing: the curated set is better where it should be, dropping mostly the planted bad rows."""
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -289,3 +290,71 @@ def test_a_streamed_audit_refuses_an_output_that_is_not_parquet_before_any_work(
     assert not (folder / "curated.csv").exists()
     with pytest.raises(InvalidParameterError, match="curate streams synthetic data read in place"):
         curate({"points": train}, synth, folder / "out.parquet")
+
+
+def test_a_table_named_like_a_path_is_written_inside_the_out_folder(tmp_path, capsys):
+    """A database table called ``../escaped`` is curated into ``--out``, not beside it."""
+    from reportgen.data.io import write_sql
+
+    rng = np.random.default_rng(4)
+    name = "../escaped"
+    for role, frame in (("train", gaussian(400, rng)), ("synth", gaussian(300, rng))):
+        write_sql(RelationalData({name: frame}), f"sqlite:///{tmp_path / role}.db")
+    out = tmp_path / "deep" / "curated"
+    argv = ["audit", "--train", f"sqlite:///{tmp_path}/train.db", "--synth", f"sqlite:///{tmp_path}/synth.db"]
+    assert main([*argv, "--in-place", "--out", str(out), "--no-report-scores"]) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "deep").iterdir()) == ["curated"]
+    assert sorted(p.name for p in out.iterdir()) == ["%2E.%2Fescaped.parquet", "schema.yaml"]
+    curated = load(out)  # schema.yaml names the file: the table keeps its name
+    assert list(curated) == [name] and 0 < len(curated[name]) <= 300
+
+
+def test_an_out_or_flags_of_the_wrong_kind_is_refused_before_any_work(lake, capsys, monkeypatch):
+    """An existing file where a folder is written, or the reverse, is a clear error, not a traceback."""
+    import reportgen.api
+    import reportgen.auditing
+
+    lake_folder, train, synth = lake
+    for role, frame in (("train", train), ("synth", synth)):  # CSV: audited in memory
+        write_folder(RelationalData({"points": frame}), lake_folder / "csv" / role)
+    monkeypatch.setattr(reportgen.api, "prepared", lambda *a, **k: pytest.fail("work started"))
+    monkeypatch.setattr(reportgen.auditing, "audit", lambda *a, **k: pytest.fail("work started"))
+    (lake_folder / "a_file").write_text("x")
+    (lake_folder / "a_folder.parquet").mkdir()
+    (lake_folder / "a_folder.csv").mkdir()
+    in_memory = [
+        "audit",
+        "--train",
+        str(lake_folder / "csv/train"),
+        "--synth",
+        str(lake_folder / "csv/synth"),
+    ]
+    streamed = ["audit", "--train", str(lake_folder / "train"), "--synth", str(lake_folder / "synth")]
+    cases = [
+        (
+            in_memory,
+            ["--out", str(lake_folder / "a_file")],
+            "is an existing file, but it is written as a folder",
+        ),
+        (
+            streamed,
+            ["--out", str(lake_folder / "a_file")],
+            "is an existing file, but it is written as a folder",
+        ),
+        (
+            streamed,
+            ["--out", str(lake_folder / "a_folder.parquet")],
+            "is an existing folder, but it is written",
+        ),
+        (streamed, ["--out", str(lake_folder / "a_file" / "x")], "a_file' is a file, not a folder"),
+        (
+            in_memory,
+            ["--out", str(lake_folder / "o"), "--flags", str(lake_folder / "a_folder.csv")],
+            r"--flags \(flags_file\) '.*a_folder.csv' is an existing folder",
+        ),
+    ]
+    for command, out, message in cases:
+        assert main([*command, *out, "--no-report-scores"]) == 2
+        err = capsys.readouterr().err
+        assert re.search(message, err) and "Traceback" not in err, err
+    assert not (lake_folder / "o").exists() and (lake_folder / "a_file").read_text() == "x"

@@ -342,3 +342,32 @@ def test_the_installed_command_exits_2_without_a_traceback(tmp_path):
     )
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "'age'" in done.stderr
+
+
+def test_arrow_backed_columns_with_missing_values_give_the_numbers_of_their_numpy_twins(
+    tmp_path, monkeypatch
+):
+    """pandas' pyarrow dtypes (timestamps with <NA> above all) are reconciled and measured as numpy's."""
+    skip_drawing(monkeypatch)
+    arrow = {
+        "joined": "timestamp[ns][pyarrow]",
+        "age": "double[pyarrow]",
+        "income": "double[pyarrow]",
+        "city": "string[pyarrow]",
+        "member": "bool[pyarrow]",
+    }
+    frames = []
+    for seed in (0, 1, 2):
+        frame = people(seed)
+        frame.loc[::7, "joined"], frame.loc[::5, "age"], frame.loc[::6, "city"] = pd.NaT, np.nan, None
+        frames.append(frame)
+    given = [f.astype(arrow) for f in frames]
+    assert given[0]["joined"].isna().sum() == 22 and str(given[0]["joined"].dtype) == "timestamp[ns][pyarrow]"
+    before = snapshot(tuple(given))
+    written = {}
+    for label, inputs in (("numpy", frames), ("arrow", given)):
+        rg.report(*inputs, tmp_path / f"{label}.html", **FAST)
+        written[label] = json.loads((tmp_path / f"{label}.json").read_text())
+        written[label].pop("run")  # when and from what: the rest must be equal
+    assert written["arrow"] == written["numpy"]
+    assert_all_unchanged(tuple(given), before)

@@ -114,6 +114,45 @@ def test_privacy_command_with_a_holdout_prints_the_worst_attack_per_table(folder
     assert f"{risks['people'].linkability.risk:.2%}" in linkability
 
 
+@pytest.mark.parametrize("rows", [1, 2, 5])
+def test_privacy_on_tiny_tables_says_why_each_number_is_missing_and_fails_closed(
+    people, tmp_path, capsys, rows
+):
+    import json
+
+    for role, start in (("train", 0), ("test", 100), ("synth", 200)):
+        write_folder(RelationalData({"people": people.iloc[start : start + rows]}), tmp_path / role)
+    args = ["privacy", *(f"--{role}={tmp_path / role}" for role in ("train", "test", "synth"))]
+    assert main([*args, "--json"]) == 3
+    captured = capsys.readouterr()
+    reasons = json.loads(captured.out)["people"]["not_measured"]
+    assert set(reasons) == {"privacy score", "membership attacks", "singling out, linkability and inference"}
+    assert all(f"({rows} training" in reason for reason in reasons.values())
+    for label, reason in reasons.items():
+        assert f"not measured for people: {label}: {reason}" in captured.err
+    assert "pass --allow-not-evaluated to accept that" in captured.err
+    assert main([*args, "--allow-not-evaluated"]) == 0
+    assert "not measured for people: privacy score: too few rows" in capsys.readouterr().err
+
+
+def test_privacy_on_60_rows_copied_verbatim_shows_the_copies_and_fails_closed(people, tmp_path, capsys):
+    import json
+
+    train = people.iloc[:60]
+    write_folder(RelationalData({"people": train}), tmp_path / "train")
+    write_folder(RelationalData({"people": train.sample(frac=1, random_state=1)}), tmp_path / "synth")
+    args = ["privacy", f"--train={tmp_path / 'train'}", f"--synth={tmp_path / 'synth'}"]
+    assert main(args) == 3
+    captured = capsys.readouterr()
+    assert "people: 100.0% of the synthetic rows are exact copies of training rows" in captured.out
+    assert "not measured for people: privacy score: too few rows for the proximity ratios (60 training" in (
+        captured.err
+    )
+    assert main([*args, "--json", "--allow-not-evaluated"]) == 0
+    printed = json.loads(capsys.readouterr().out)["people"]
+    assert printed["exact_copies"] == 1.0 and "privacy_score" not in printed
+
+
 def _without_run(path, table: str) -> dict:
     """The JSON's sections and findings, every value naming the single table made neutral."""
 

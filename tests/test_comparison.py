@@ -65,6 +65,27 @@ def test_a_missing_or_foreign_previous_file_is_a_clear_error_before_any_work(rel
     assert not (tmp_path / "r.html").exists()
 
 
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda path: path.mkdir(), "is a folder: give the JSON file written beside the previous report"),
+        (lambda path: path.write_text("[" * 100_000 + "]" * 100_000), "nested too deeply"),
+        (lambda path: path.write_text('{"run": {"run": ' * 400 + "1" + "}" * 800), "not the JSON that"),
+        (lambda path: path.write_bytes(b"\xff\xfe{"), "cannot be read"),
+    ],
+)
+def test_a_previous_that_is_a_folder_or_deeply_nested_is_a_clear_error(tmp_path, capsys, make, message):
+    previous = tmp_path / "previous.json"
+    make(previous)
+    folder = tmp_path / "in"
+    write_folder(rg.RelationalData({"t": table(50, np.random.default_rng(0))}), folder)
+    argv = ["report", "--train", str(folder), "--synth", str(folder), "--out", str(tmp_path / "r.html")]
+    assert main([*argv, "--previous", str(previous)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and str(previous) in err
+    assert not (tmp_path / "r.html").exists()
+
+
 def test_the_command_names_the_regressions(releases, tmp_path, capsys):
     train, _, leaky, folder, _ = releases
     for name, frame in {"train": train, "leaky": leaky}.items():

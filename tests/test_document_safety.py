@@ -1,9 +1,7 @@
 """The report as a document is safe to share: user strings are escaped and never run, and no real
 record (a value held by a single real row) is printed anywhere."""
 
-import os
 import re
-import shutil
 import subprocess
 
 import numpy as np
@@ -13,19 +11,11 @@ from pypdf import PdfReader
 
 import reportgen as rg
 
+from .system import chromium
+
 SCRIPT_COLUMN = "<script>alert(1)</script>"
 HOSTILE_CATEGORY = "<img src=x onerror=\"document.title='pwned'\">"
 SCRIPT_CATEGORY = "<script>document.title='pwned2'</script>"
-
-
-def chromium() -> str:
-    """The headless browser, or skip (fail where CI is set: CI must run this check)."""
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("Chromium is not installed, and CI is set (.ci/run installs it)", pytrace=False)
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    return found
 
 
 def hostile(n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -58,11 +48,14 @@ def test_user_strings_are_escaped_in_the_html(written):
     assert "<img src=x" not in html
 
 
+@pytest.mark.needs("Chromium")
 def test_nothing_in_the_html_executes_in_chromium(written):
     _, folder = written
+    program = chromium()
+    assert program is not None  # the needs marker has checked
     dom = subprocess.run(
         [
-            chromium(),
+            program,
             "--headless",
             "--no-sandbox",
             "--disable-gpu",

@@ -146,3 +146,35 @@ def test_an_attack_above_its_bar_fails_the_release_and_page_1_says_so():
     text = " ".join(render_html(results).split())
     assert f"Membership attack AUC is {auc:.2f}, above the bar of 0.6;" in text
     assert "Membership attack AUC ≤ 0.6" in text and "Privacy score ≥ 80 (not evaluated" in text
+
+
+BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(
+    f"{chr(c)}: &{chr(c)} [{','.join([f'*{chr(c - 1)}'] * 9)}]\n" for c in range(ord("b"), ord("j"))
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("fail_under:\n  privacy: 99\n  privacy: 1\n", r"key 'privacy' appears twice \(lines 2 and 3\)"),
+        ('{"fail_under": {"privacy": 99, "privacy": 1}}', "key 'privacy' appears twice"),
+        ("fail_under: {privacy: 80}\n1: 2\nzz: 3\n", r"unknown key\(s\) \['zz', 1\]"),
+        (BOMB, r"the alias \*a .*aliases are not accepted"),
+        ("fail_under: " + "[" * 5000 + "]" * 5000, "nested too deeply"),
+    ],
+)
+def test_a_config_file_with_a_repeated_key_an_alias_or_mixed_keys_is_refused_naming_the_file(
+    tmp_path, text, message
+):
+    """Last-one-wins would lower a bar unseen; a 400-byte alias bomb would expand to gigabytes."""
+    from reportgen.config import read_config
+
+    config = tmp_path / ("release.json" if text.startswith("{") else "release.yaml")
+    config.write_text(text)
+    with pytest.raises(rg.LoadError, match=rf"configuration file '.*{config.name}'.*{message}"):
+        read_config(config)
+
+
+def test_bars_of_mixed_name_types_are_refused_with_the_names():
+    with pytest.raises(rg.InvalidParameterError, match=r"Unknown release bar\(s\) \['zz', 1\]"):
+        bars_in_force({"privacy": 80, 1: 5, "zz": 3})

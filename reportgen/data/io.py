@@ -29,8 +29,9 @@ import yaml
 from reportgen.data.relational import RelationalData, as_relational, with_columns
 from reportgen.data.schema import ColumnKind, ColumnSpec, ForeignKey, PrimaryKey, Schema, Table
 from reportgen.errors import InvalidParameterError, LoadError, SchemaError
-from reportgen.files import write_atomic
+from reportgen.files import safe_file_name, write_atomic
 from reportgen.params import Options, check_param
+from reportgen.structured import parse_yaml_or_json
 
 PathLike = str | os.PathLike[str]
 SchemaSource = Schema | PathLike | None
@@ -78,13 +79,7 @@ def _parse_schema_text(path: Path) -> Any:
         raise LoadError(f"Schema file {str(path)!r} does not exist. Check the path.") from None
     except (OSError, UnicodeDecodeError) as error:
         raise LoadError(f"Cannot read schema file {str(path)!r}: {error}") from None
-    try:
-        return json.loads(text) if suffix == ".json" else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as error:
-        what = "JSON" if suffix == ".json" else "YAML"
-        raise LoadError(
-            f"Schema file {str(path)!r} is not valid {what}: {error}. Fix the file's syntax."
-        ) from None
+    return parse_yaml_or_json(text, as_json=suffix == ".json", where=f"Schema file {str(path)!r}")
 
 
 def _write_schema_spec(spec: Mapping[str, Any], path: Path) -> None:
@@ -157,9 +152,10 @@ def write_folder(
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise LoadError(f"Cannot create folder {str(folder)!r}: {error}") from None
+    files = {name: safe_file_name(name, f".{format}") for name in data}  # inside the folder
     for name, frame in data.items():
-        _atomic_write(folder / f"{name}.{format}", _frame_writer(frame, format))
-    write_folder_schema(data.schema, folder, {name: f"{name}.{format}" for name in data})
+        _atomic_write(folder / files[name], _frame_writer(frame, format))
+    write_folder_schema(data.schema, folder, files)
 
 
 def write_folder_schema(schema: Schema, folder: Path, files: Mapping[str, str]) -> None:

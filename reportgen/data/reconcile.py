@@ -263,7 +263,8 @@ def _out_of_range(values: pd.Series, role: str, table: str, column: str) -> Chan
         if stamps[values.notna()].isna().any():
             return None
     naive = stamps.dt.tz_convert(None) if getattr(stamps.dt, "tz", None) is not None else stamps
-    outside = ((naive < _FIRST_DATE) | (naive > _LAST_DATE)).to_numpy()
+    # bool with missing as False: an arrow-backed column compares to <NA> where a NaT compares False
+    outside = ((naive < _FIRST_DATE) | (naive > _LAST_DATE)).to_numpy(dtype=bool, na_value=False)
     what = (
         f"{role} dates fall before 1677-09-22 or after 2262-04-10, outside the range of the "
         "timestamps the report computes with (a date such as 9999-12-31 that stands for 'never' "

@@ -95,7 +95,7 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
     """The membership-inference section of the report."""
     if ctx.test is None:
         raise MetricNotComputed(NO_HOLDOUT)
-    measured, skipped = measured_and_skipped(_every_view(ctx))
+    measured, skipped = measured_and_skipped(membership_outcomes(ctx))
     tables = [v for v in measured if v.view == "table"]
     entities = [v for v in measured if v.view == "entity"]
     return MembershipResult(
@@ -129,8 +129,8 @@ def _worst_epsilon(views: list[ViewMembership]) -> WorstCase:
     return WorstCase(value=attack.epsilon_lower, table=view.table, attack=attack.attack)
 
 
-def _every_view(ctx: EvaluationContext) -> dict[str, ViewMembership | str]:
-    """The attacks on every table and entity view, or why a view cannot be attacked.
+def membership_outcomes(ctx: EvaluationContext) -> dict[str, ViewMembership | str]:
+    """The attacks on every table and entity view, or why a view cannot be attacked (a holdout is given).
 
     The views that can be attacked are counted first: their ``3 x views`` epsilon bounds share one
     level (``epsilon_level``).
@@ -214,5 +214,5 @@ def compute_membership(
         seed=seed, n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max, mia_max_targets=max_targets
     )
     with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
-        views = _every_view(ctx)
+        views = membership_outcomes(ctx)
     return {name: v.stats for name, v in views.items() if isinstance(v, ViewMembership)}

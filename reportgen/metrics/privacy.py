@@ -96,8 +96,7 @@ def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
     Tables too small for the proximity ratios still get the 1-NN distances and exact copies (a
     copy of a 60-row table shows); they are listed under ``skipped`` for the ratios.
     """
-    tables = {name: _view_privacy(ctx, name, view) for name, view in ctx.distance_views().items()}
-    measured, skipped = measured_and_skipped(tables)
+    measured, skipped = measured_and_skipped(privacy_outcomes(ctx))
     skipped |= {t.table: t.proximity_reason for t in measured if t.proximity_reason is not None}
     scored = {t.table: t.proximity for t in measured if t.proximity is not None}
     weakest = min(scored, key=lambda name: (scored[name].privacy_score, name), default=None)
@@ -183,13 +182,27 @@ def compute_privacy_stats(
         risk_confidence=risk_confidence,
         privacy_repeats=n_repeats,
     )
-    stats = {}
     with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
-        for name, view in ctx.distance_views().items():
-            measured = _view_privacy(ctx, name, view, with_max_similarity=False)
-            if isinstance(measured, TablePrivacy) and measured.proximity is not None:
-                stats[name] = measured.proximity
-    return stats
+        outcomes = privacy_outcomes(ctx, with_max_similarity=False)
+    return {
+        name: o.proximity
+        for name, o in outcomes.items()
+        if isinstance(o, TablePrivacy) and o.proximity is not None
+    }
+
+
+def privacy_outcomes(
+    ctx: EvaluationContext, *, with_max_similarity: bool = True
+) -> dict[str, TablePrivacy | str]:
+    """Every table's and entity view's privacy statistics, or why it cannot be measured.
+
+    A measured view whose proximity ratios could not be computed (too few rows) says why in
+    ``proximity_reason``.
+    """
+    return {
+        name: _view_privacy(ctx, name, view, with_max_similarity=with_max_similarity)
+        for name, view in ctx.distance_views().items()
+    }
 
 
 def _view_privacy(

@@ -6,15 +6,13 @@ trust authentication for the ``postgres`` superuser. initdb refuses to run as ro
 server runs as the ``postgres`` OS user (through ``runuser``).
 
 Where no server can be started the tests are skipped, unless the environment variable ``CI`` is
-set: CI must run them, so there the fixture fails instead.
+set: CI must run them, so there the fixture fails instead (``tests/system.py``, the one guard).
 """
 
 from __future__ import annotations
 
-import glob
 import itertools
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -26,28 +24,15 @@ from typing import NoReturn
 import pytest
 import sqlalchemy as sa
 
+from ..system import postgres_binaries, unavailable
+
 SUPERUSER = "postgres"
 _database_numbers = itertools.count()
 
 
 def _unavailable(reason: str) -> NoReturn:
     """Skip, or fail where ``CI`` is set (CI must run the PostgreSQL tests)."""
-    if os.environ.get("CI"):
-        pytest.fail(f"PostgreSQL tests cannot run, and CI is set: {reason}", pytrace=False)
-    pytest.skip(f"PostgreSQL tests skipped: {reason}")
-
-
-def _find_binaries() -> tuple[str, str] | None:
-    """``initdb`` and ``pg_ctl`` from the PATH, else from the newest /usr/lib/postgresql/*/bin."""
-    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
-    if initdb and pg_ctl:
-        return initdb, pg_ctl
-    folders = glob.glob("/usr/lib/postgresql/*/bin")
-    for folder in sorted(folders, key=lambda f: [int(n) for n in re.findall(r"\d+", f)])[::-1]:
-        candidates = Path(folder, "initdb"), Path(folder, "pg_ctl")
-        if all(c.is_file() for c in candidates):
-            return str(candidates[0]), str(candidates[1])
-    return None
+    unavailable(f"PostgreSQL tests cannot run: {reason}")
 
 
 def _as_server_user(args: list[str]) -> list[str]:
@@ -89,7 +74,7 @@ def _make_server_folder() -> Path:
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """URL of an empty database on a private PostgreSQL server started for this session."""
-    binaries = _find_binaries()
+    binaries = postgres_binaries()
     if binaries is None:
         _unavailable("initdb/pg_ctl not found on the PATH nor in /usr/lib/postgresql/*/bin")
     initdb, pg_ctl = binaries

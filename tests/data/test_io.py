@@ -17,7 +17,6 @@ and ``load_sql`` sorts nothing. So for PostgreSQL both sides are sorted by prima
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 
@@ -38,6 +37,8 @@ from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind, ForeignKey, PrimaryKey, Relation, Schema, Table
 from reportgen.errors import LoadError, SchemaError
 
+from ..system import unavailable
+
 DATASETS = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 TARGETS = ["csv", "parquet", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
@@ -45,10 +46,7 @@ TARGETS = ["csv", "parquet", "sqlite", pytest.param("postgres", marks=pytest.mar
 def _dataset_folder(name: str) -> Path:
     folder = DATASETS / name
     if not (folder / "metadata.json").is_file():
-        message = f"shared dataset folder {folder} is missing"
-        if os.environ.get("CI"):
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        unavailable(f"shared dataset folder {folder} is missing")
     return folder
 
 
@@ -336,3 +334,32 @@ def test_postgres_foreign_keys_are_deferred_and_enforced(fresh_postgres_url):
     with engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM staff")).scalar() == 3
     engine.dispose()
+
+
+@pytest.mark.parametrize("format", ["csv", "parquet"])
+def test_table_names_like_paths_are_written_inside_the_folder_and_load_back(tmp_path, format):
+    """A table name is data: ``../up``, ``/etc/x`` or ``a[1]`` must not leave or glob the folder."""
+    frame = pd.DataFrame({"x": [1.5, 2.5], "y": ["a", "b"]})
+    names = ["../up", "/etc/absolute", "a[1]*", "a%2Fb", "a/b", ".hidden", "plain"]
+    folder = tmp_path / "inner" / "out"
+    write_folder(RelationalData({n: frame for n in names}), folder, format=format)
+    assert [p.name for p in (tmp_path / "inner").iterdir()] == ["out"]
+    files = sorted(p.name for p in folder.iterdir())
+    assert len(files) == len(names) + 1 and all("/" not in f and not f.startswith(".") for f in files)
+    loaded = load_folder(folder)
+    assert sorted(loaded) == sorted(names)
+    for name in names:
+        pd.testing.assert_frame_equal(loaded[name], frame)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("tables:\n  a: {}\n  a: {}\n", r"key 'a' appears twice \(lines 2 and 3\)"),
+        ("base: &cols {x: numeric}\ntables:\n  a: {columns: *cols}\n", r"the alias \*cols"),
+    ],
+)
+def test_a_schema_file_with_a_repeated_key_or_an_alias_is_refused_naming_the_file(tmp_path, text, message):
+    (tmp_path / "schema.yaml").write_text(text)
+    with pytest.raises(LoadError, match=rf"Schema file '.*schema\.yaml' is not valid YAML: {message}"):
+        read_schema(tmp_path / "schema.yaml")
