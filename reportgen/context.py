@@ -196,7 +196,7 @@ class PreparedTable:
         frame = self.context.train[self.name]
         reasons = {}
         for column, kind in self.schema.kinds.items():
-            if column in self.schema.key_columns:
+            if column in self.schema.key_columns and not kind.is_compared:  # a composite key's data: compared
                 reasons[column] = "key column (compared through the relational structure)"
             elif frame[column].isna().all():
                 reasons[column] = "all values missing in the training data"
