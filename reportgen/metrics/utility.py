@@ -159,7 +159,7 @@ def sra(real: Sequence[float], synthetic: Sequence[float]) -> float | None:
     return float(agree.sum() / (k * (k - 1)))
 
 
-def shown(scores: Sequence[float]) -> np.ndarray:
+def shown(scores: Sequence[float] | np.ndarray) -> np.ndarray:
     """Scores as the utility table shows them (``SCORE_DECIMALS``): what SRA and the ranks compare.
 
     Models whose scores agree to the decimals shown are tied: differences below them are no ranking
