@@ -57,6 +57,10 @@ class EvaluationContext:
     """Per table, columns with missing values in synthetic rows that are not in memory (counted in
     the engine): their distance space gets a missing indicator, so that every row can be embedded
     (``reportgen.auditing.curate`` streams every synthetic row through it)."""
+    whole_train: RelationalData | None = None
+    """Every row of every training table, the tables the synthetic data lacks included (None: it
+    lacks none). Only the overview reads it, for those tables' rows and the training data's key
+    integrity (orphans pointing at a missing table); nothing is compared for them."""
     beside_others: bool = False
     """Whether this context's section runs in a background thread beside the other sections (see
     ``reportgen.api._compute_sections``): work that would hold the interpreter lock for long then
@@ -138,6 +142,13 @@ class EvaluationContext:
     @property
     def table_names(self) -> list[str]:
         return self.train.schema.topological_order()
+
+    @property
+    def unsynthesised(self) -> list[str]:
+        """The training tables the synthetic data lacks (``whole_train``), in topological order."""
+        if self.whole_train is None:
+            return []
+        return [t for t in self.whole_train.schema.topological_order() if t not in self.train]
 
     def holdout_is_training(self, table: str) -> bool:
         """Whether a table's holdout rows are its training rows (a lookup table copied by a split)."""
