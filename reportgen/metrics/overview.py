@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 import pandas as pd
@@ -141,19 +142,6 @@ def _summary(
     prepared = ctx.table(name)
     missing = {role: _missing_shares(ctx, role, name) for role in ctx.roles}
     rows = ctx.basis(name, counted=True).available
-    columns = [
-        ColumnSummary(
-            name=column,
-            kind=kind.value,
-            kind_source="inferred" if column in schema.inferred else "declared",
-            key=_key_role(keys, column),
-            excluded_reason=prepared.excluded.get(column),
-            missing_train=missing[TRAIN][column],
-            missing_test=missing[TEST][column] if TEST in missing else None,
-            missing_synth=missing[SYNTH][column],
-        )
-        for column, kind in schema.kinds.items()
-    ]
     return TableSummary(
         name=name,
         rows_train=rows[TRAIN],
@@ -168,7 +156,7 @@ def _summary(
             if data.sampling is not None and data.sampling[name].is_sampled
         },
         primary_key=list(schema.primary_key),
-        columns=columns,
+        columns=_columns(schema, keys, prepared.excluded, missing),
         keys={role: _key_health(found[name]) for role, found in integrity.items()},
         counted_in=ctx.in_place.engines[TRAIN] if ctx.in_place else None,
     )
@@ -178,18 +166,8 @@ def _unsynthesised(ctx: EvaluationContext, name: str, found: KeyIntegrity) -> Ta
     """A training table the synthetic data lacks: its training rows, missing shares and keys only."""
     assert ctx.whole_train is not None
     schema = ctx.whole_train.schema[name]
-    missing = _missing_shares(ctx, TRAIN, name)
-    columns = [
-        ColumnSummary(
-            name=column,
-            kind=kind.value,
-            kind_source="inferred" if column in schema.inferred else "declared",
-            key=_key_role(schema, column),
-            excluded_reason=NOT_SYNTHESISED,
-            missing_train=missing[column],
-        )
-        for column, kind in schema.kinds.items()
-    ]
+    missing = {TRAIN: _missing_shares(ctx, TRAIN, name)}
+    columns = _columns(schema, schema, dict.fromkeys(schema.kinds, NOT_SYNTHESISED), missing)
     return TableSummary(
         name=name,
         synthetic_missing=True,
@@ -204,6 +182,25 @@ def _unsynthesised(ctx: EvaluationContext, name: str, found: KeyIntegrity) -> Ta
         keys={TRAIN: _key_health(found)},
         counted_in=ctx.in_place.engines[TRAIN] if ctx.in_place else None,
     )
+
+
+def _columns(
+    schema: Table, keys: Table, excluded: Mapping[str, str], missing: Mapping[str, Mapping[str, float]]
+) -> list[ColumnSummary]:
+    """Each column's kind, key role (in ``keys``), why it is excluded, and missing share per role."""
+    return [
+        ColumnSummary(
+            name=column,
+            kind=kind.value,
+            kind_source="inferred" if column in schema.inferred else "declared",
+            key=_key_role(keys, column),
+            excluded_reason=excluded.get(column),
+            missing_train=missing[TRAIN][column],
+            missing_test=missing[TEST][column] if TEST in missing else None,
+            missing_synth=missing[SYNTH][column] if SYNTH in missing else None,
+        )
+        for column, kind in schema.kinds.items()
+    ]
 
 
 def relation_label(child: str, columns: list[str], parent: str, parent_columns: list[str]) -> str:
