@@ -315,6 +315,7 @@ def _prepared(
             f"The synthetic data has none of the training data's tables {list(train)}; there is "
             "nothing to compare. Check that the inputs belong together."
         )
+    every_table = train
     if missing:
         findings += missing_table_findings(missing)
         train = train.restricted([t for t in train if t not in missing])
@@ -330,7 +331,9 @@ def _prepared(
     reconciled = reconcile_roles(train, test, synth)
     train, test, synth = reconciled.train, reconciled.test, reconciled.synth
     findings += reconciled.findings
-    for role, data in ((TRAIN, train), (TEST, test), (SYNTH, synth)):
+    # the tables the synthetic data lacks stay in the overview, and so do real orphans pointing at them
+    whole_train = every_table.with_tables({**every_table, **train}) if missing else None
+    for role, data in ((TRAIN, whole_train or train), (TEST, test), (SYNTH, synth)):
         findings += [] if data is None else key_findings(data, role)
     columns = {name: train.schema[name].columns for name in train}
     settings.columns.check(columns)
@@ -348,6 +351,7 @@ def _prepared(
         findings=findings,
         in_place=in_place,
         missing_elsewhere=missing_elsewhere or {},
+        whole_train=whole_train,
     )
     if in_place is not None:
         for role in context.roles:

@@ -60,6 +60,10 @@ class EvaluationContext:
     holdout_from_training: bool = False
     """Whether the holdout role holds training rows set aside because no holdout was given
     (``reportgen.reference_split``): references are then measured, but the generator saw those rows."""
+    whole_train: RelationalData | None = None
+    """Every row of every training table, the tables the synthetic data lacks included (None: it
+    lacks none). Only the overview reads it, for those tables' rows and the training data's key
+    integrity (orphans pointing at a missing table); nothing is compared for them."""
     beside_others: bool = False
     """Whether this context's section runs in a background thread beside the other sections (see
     ``reportgen.api._compute_sections``): work that would hold the interpreter lock for long then
@@ -142,6 +146,13 @@ class EvaluationContext:
     def table_names(self) -> list[str]:
         return self.train.schema.topological_order()
 
+    @property
+    def unsynthesised(self) -> list[str]:
+        """The training tables the synthetic data lacks (``whole_train``), in topological order."""
+        if self.whole_train is None:
+            return []
+        return [t for t in self.whole_train.schema.topological_order() if t not in self.train]
+
     def holdout_is_training(self, table: str) -> bool:
         """Whether a table's holdout rows are its training rows (a lookup table copied by a split)."""
         return self.full_test is not None and self.full_train[table].equals(self.full_test[table])
@@ -199,7 +210,7 @@ class PreparedTable:
         frame = self.context.train[self.name]
         reasons = {}
         for column, kind in self.schema.kinds.items():
-            if column in self.schema.key_columns:
+            if column in self.schema.key_columns and not kind.is_compared:  # a composite key's data: compared
                 reasons[column] = "key column (compared through the relational structure)"
             elif frame[column].isna().all():
                 reasons[column] = "all values missing in the training data"

@@ -562,6 +562,7 @@ def rows_behind(results: ReportResults, name: str) -> int | None:
     sides = [
         [t.rows_train, t.rows_synth] + ([t.rows_test] if name in _WITH_HOLDOUT and t.rows_test else [])
         for t in overview.tables
+        if not t.synthetic_missing  # a table the synthetic data lacks is behind no headline
     ]
     return max(min(rows) for rows in sides)
 

@@ -43,3 +43,57 @@ def test_a_declared_categorical_with_few_repeats_is_kept():
     ctx = prepare_context({"people": train}, None, {"people": train}, ReportSettings(), schema=schema)
     assert ctx.table("people").excluded == {}
     assert not [f for f in ctx.findings if f.code == "near_unique_column"]
+
+
+# -- a composite key's data ---------------------------------------------------------------------
+DAYS = rg.Schema(
+    store_days=rg.Table(day=rg.PrimaryKey(kind="datetime"), store=rg.PrimaryKey(), visitors="numeric"),
+    sales=rg.Table(
+        sale=rg.PrimaryKey(),
+        day="datetime",
+        amount="numeric",
+        foreign_keys=[rg.ForeignKey(parent="store_days", columns=["day", "store"])],
+    ),
+)
+
+
+def store_sales(rng: np.random.Generator, *, years_later: int = 0) -> dict[str, pd.DataFrame]:
+    """60 days x 5 stores, and 1,500 sales on them; ``years_later`` moves every date, keys intact."""
+    days = pd.date_range("2021-01-01", periods=60, freq="D") + pd.DateOffset(years=years_later)
+    parents = pd.DataFrame([(d, s) for d in days for s in range(5)], columns=["day", "store"])
+    parents["visitors"] = rng.poisson(200, len(parents)).astype(float)
+    picked = parents.iloc[rng.integers(0, len(parents), 1500)]
+    sales = pd.DataFrame(
+        {
+            "sale": np.arange(1500),
+            "day": picked["day"].to_numpy(),
+            "store": picked["store"].to_numpy(),
+            "amount": rng.gamma(2, 20, 1500),
+        }
+    )
+    return {"store_days": parents, "sales": sales}
+
+
+def test_a_declared_datetime_in_a_composite_key_is_compared_and_still_a_key():
+    from reportgen.metrics.relational import compute_relational
+    from reportgen.metrics.similarity import compute_similarity
+
+    rng = np.random.default_rng(3)
+    train = rg.RelationalData(store_sales(rng), DAYS)
+    similarity, relations = {}, {}
+    for name, synth in (("same", store_sales(rng)), ("moved", store_sales(rng, years_later=3))):
+        ctx = prepare_context(train, None, rg.RelationalData(synth, DAYS), ReportSettings())
+        for table in ("store_days", "sales"):
+            prep = ctx.table(table)
+            assert "day" in prep.compared_columns and prep.schema.kinds["day"] is ColumnKind.DATETIME
+            assert prep.excluded["store"].startswith("key column")
+        similarity[name] = {
+            t.table: next(c.similarity for c in t.column_details if c.column == "day")
+            for t in compute_similarity(ctx).tables
+        }
+        relations[name] = compute_relational(ctx).relations[0]
+    assert min(similarity["same"].values()) > 0.9
+    assert max(similarity["moved"].values()) < 0.1  # three years later: no date in the real range
+    for name in ("same", "moved"):  # the keys still link every sale to its store's day
+        assert relations[name].integrity.orphans == 0, name
+        assert relations[name].similarity > 0.8, name

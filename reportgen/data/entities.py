@@ -105,9 +105,10 @@ def entity_view(
 
     ``compared`` names the compared columns of each table (a table left out has none) and
     ``kinds`` their kinds; pass the same ones for every role, so the views have the same columns.
-    Key columns are dropped even if listed. ``show_examples`` lets conversion errors quote values
-    (for synthetic data only, so that errors never print real records). Returns the view and the
-    kind of each of its columns. See the module docstring for the aggregates and the key matching.
+    Identifier key columns (kind id) are dropped even if listed. ``show_examples`` lets conversion
+    errors quote values (for synthetic data only, so that errors never print real records). Returns
+    the view and the kind of each of its columns. See the module docstring for the aggregates and
+    the key matching.
     """
     frame = data[parent]
     columns = _compared(data.schema, parent, compared)
@@ -123,9 +124,9 @@ def entity_view(
 
 
 def _compared(schema: Schema, table: str, compared: Mapping[str, Sequence[str]]) -> list[str]:
-    """The compared columns of ``table``, key columns left out."""
-    keys = schema[table].key_columns
-    return [c for c in compared.get(table, ()) if c not in keys]
+    """The compared columns of ``table``, identifier keys left out (a composite key's data kept)."""
+    spec = schema[table]
+    return [c for c in compared.get(table, ()) if c not in spec.key_columns or spec.kinds[c].is_compared]
 
 
 def _canonical(

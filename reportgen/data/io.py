@@ -255,8 +255,9 @@ def load_sql(url: str, *, tables: Sequence[str] | None = None, schema: SchemaSou
     """Load tables of a database (default: all), with their keys read from the database.
 
     Without ``schema``, primary and foreign keys come from the database's constraints, and
-    DATE/DATETIME/TIMESTAMP columns are datetimes; other kinds are inferred from the data. Pass
-    either ``tables`` or ``schema`` (whose tables are then the ones loaded), not both.
+    DATE/DATETIME/TIMESTAMP columns are datetimes (identifiers in a one-column key); other kinds are
+    inferred from the data. Pass either ``tables`` or ``schema`` (whose tables are then the ones
+    loaded), not both.
     """
     resolved = resolve_schema(schema)[0]
     if tables is not None and resolved is not None:
@@ -354,7 +355,10 @@ def reflect_schema(conn: sa.Connection, tables: Sequence[str] | None) -> Schema:
 
 def _reflect_table(inspector: sa.Inspector, name: str, loaded: list[str]) -> Table:
     primary_key = inspector.get_pk_constraint(name).get("constrained_columns") or []
-    specs: dict[str, ColumnSpec] = {c: PrimaryKey() for c in primary_key}
+    dates = [c["name"] for c in inspector.get_columns(name) if isinstance(c["type"], (sa.Date, sa.DateTime))]
+    specs: dict[str, ColumnSpec] = {
+        c: PrimaryKey(ColumnKind.DATETIME if c in dates else None) for c in primary_key
+    }
     keys = []
     for fk in inspector.get_foreign_keys(name):
         columns, parent = fk["constrained_columns"], fk["referred_table"]
@@ -364,9 +368,7 @@ def _reflect_table(inspector: sa.Inspector, name: str, loaded: list[str]) -> Tab
                 "is not among the tables to load. Add it to tables=."
             )
         keys.append(ForeignKey(parent, columns=tuple(columns), parent_columns=tuple(fk["referred_columns"])))
-    for column in inspector.get_columns(name):
-        if column["name"] not in specs and isinstance(column["type"], (sa.Date, sa.DateTime)):
-            specs[column["name"]] = ColumnKind.DATETIME
+    specs.update({c: ColumnKind.DATETIME for c in dates if c not in specs})
     return Table(specs, foreign_keys=keys)
 
 

@@ -16,6 +16,11 @@ or one whose columns also belong to other keys) is declared on the table::
 
     Table(foreign_keys=[ForeignKey(parent="teams", columns=["yearID", "teamID"])], stint="integer")
 
+Key columns are identifiers (kind ``id``), compared only through the keys, except a column of a
+composite key declared with a kind of its own (``PrimaryKey(kind="datetime")``, ``yearID="integer"``
+beside the table's foreign key above, or the column's kind in a schema file): a season's year or a
+rating's date is data as well as part of a key, and is compared as that kind too.
+
 ``parent_columns`` defaults to the parent's primary key, in its order. Per-column foreign keys from
 one table into one parent that together reference the parent's whole composite primary key are
 read as one composite key too (the layout of older schema files).
@@ -86,7 +91,14 @@ _KIND_SYNONYMS = {
 
 @dataclass(frozen=True)
 class PrimaryKey:
-    """Marks a column as (part of) its table's primary key."""
+    """Marks a column as (part of) its table's primary key.
+
+    ``kind``: for a column of a composite key that is data too (a date or a year beside a code), its
+    kind: the column is then compared as that kind as well as serving as a key. None (and any kind
+    on a one-column key, which only identifies rows): an identifier, kind id.
+    """
+
+    kind: ColumnKind | str | None = None
 
 
 @dataclass(frozen=True)
@@ -188,7 +200,7 @@ class Table:
         for name, spec in specs.items():
             if isinstance(spec, PrimaryKey):
                 primary_key.append(name)
-                kinds[name] = ColumnKind.ID
+                kinds[name] = ColumnKind.parse(spec.kind or ColumnKind.ID, f"column {name!r}")
             elif isinstance(spec, ForeignKey):
                 if spec.columns and spec.columns != (name,):
                     raise SchemaError(
@@ -204,8 +216,8 @@ class Table:
         for fk in foreign_keys:
             keys.append(_table_level_key(fk))
             for column in fk.columns:
-                kinds[column] = ColumnKind.ID
-        object.__setattr__(self, "kinds", kinds)
+                kinds.setdefault(column, ColumnKind.ID)
+        object.__setattr__(self, "kinds", _identifier_keys(kinds, primary_key, keys))
         object.__setattr__(self, "primary_key", tuple(primary_key))
         object.__setattr__(self, "foreign_keys", tuple(keys))
         object.__setattr__(self, "inferred", frozenset())
@@ -256,7 +268,7 @@ class Table:
             "columns": {
                 c: k.value
                 for c, k in self.kinds.items()
-                if c not in self.key_columns and c not in self.inferred
+                if (c not in self.key_columns or k is not ColumnKind.ID) and c not in self.inferred
             },
         }
         if self.target is not None:
@@ -275,12 +287,28 @@ class Table:
         pk = spec.get("primary_key") or []
         pk = [str(pk)] if isinstance(pk, str) else [str(c) for c in pk]
         keys = [_key_from_dict(fk, where) for fk in spec.get("foreign_keys") or []]
-        specs: dict[str, ColumnSpec] = dict.fromkeys(pk, PrimaryKey())  # key columns first, in order
-        for name, kind in (spec.get("columns") or {}).items():
-            if str(name) not in specs:
-                specs[str(name)] = ColumnKind.parse(kind, f"{where}, column {name!r}")
+        declared = {str(name): kind for name, kind in (spec.get("columns") or {}).items()}
+        specs: dict[str, ColumnSpec] = {c: PrimaryKey(declared.get(c)) for c in pk}  # key columns first
+        for name, kind in declared.items():
+            if name not in specs:
+                specs[name] = ColumnKind.parse(kind, f"{where}, column {name!r}")
         target = spec.get("target")
         return cls(specs, foreign_keys=keys, target=None if target is None else str(target))
+
+
+def _identifier_keys(
+    kinds: dict[str, ColumnKind], primary_key: list[str], keys: list[ForeignKey]
+) -> dict[str, ColumnKind]:
+    """``kinds`` with every key column an identifier (kind id) unless it belongs to a composite key.
+
+    A column of a composite key (a season's year beside a team code, a rating's date beside a user)
+    keeps a declared kind: it is data as well as a coordinate of the key, and is compared as such.
+    A one-column key is the row's identity; its values are codes, compared through the keys alone.
+    """
+    composite = set(primary_key) if len(primary_key) > 1 else set()
+    composite.update(c for fk in keys if len(fk.columns) > 1 for c in fk.columns)
+    key_columns = set(primary_key).union(*(fk.columns for fk in keys))
+    return {c: ColumnKind.ID if c in key_columns and c not in composite else k for c, k in kinds.items()}
 
 
 def _table_level_key(fk: ForeignKey) -> ForeignKey:
@@ -518,11 +546,10 @@ def _from_neutral_metadata(spec: Mapping[str, Any]) -> dict[str, Any]:
     """Translate the shared datasets' ``metadata.json`` layout into reportgen's own."""
     tables: dict[str, Any] = {}
     for name, table in spec["tables"].items():
-        pk = list(table.get("primary_key") or [])
         tables[name] = {
-            "primary_key": pk,
+            "primary_key": list(table.get("primary_key") or []),
             "foreign_keys": [],
-            "columns": {c: k for c, k in (table.get("columns") or {}).items() if c not in pk},
+            "columns": dict(table.get("columns") or {}),  # key columns too: a composite key's keep their kind
         }
     for rel in spec.get("relationships") or []:
         where = f"Relationship {rel.get('child_table')!r} -> {rel.get('parent_table')!r}"
@@ -536,6 +563,4 @@ def _from_neutral_metadata(spec: Mapping[str, Any]) -> dict[str, Any]:
                 "parent_columns": list(rel["parent_key"]),
             }
         )
-        for column in rel["child_key"]:
-            child["columns"].pop(column, None)
     return {"tables": tables}

@@ -104,8 +104,9 @@ def missing_table_findings(missing: list[str]) -> list[Finding]:
             code="synthetic_table_missing",
             table=name,
             message=(
-                "The synthetic data has no rows of this table, so nothing about it was evaluated and "
-                "the release fails. Generate it too, or leave it out of the training data."
+                "The synthetic data has no rows of this table, so nothing about it was compared and "
+                "the release fails; its training rows and keys are in the data overview. Generate it "
+                "too, or leave it out of the training data."
             ),
         )
         for name in missing

@@ -20,7 +20,8 @@ that is exactly phik's binning of interval columns, and it keeps two cases that 
 with a warning (an interval column with one distinct value plus missing values, and a column with
 one value on one side only). A column with a single category on a side (constant, or always
 missing) has no defined phik on that side; it is counted as 0 (no association, the limit of a
-chi-square of 0) and listed as a finding.
+chi-square of 0) and listed as one finding per column: a warning where the training and synthetic
+data differ (one constant, the other not), else a note (constant in the real data too).
 
 Wide tables: phik's cost is per column pair (about 6 ms per pair and role on 2 cores, so a
 120-column table's 7,140 pairs took two minutes). When a table has more than ``MAX_PHIK_COLUMNS``
@@ -58,6 +59,7 @@ from reportgen.binning import as_numbers
 from reportgen.context import EvaluationContext, PreparedTable
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.render.formatting import listed
 from reportgen.results import Finding, SectionResult
 
 PHIK_BINS = 10  # phik's default number of uniform bins for an interval column
@@ -204,7 +206,7 @@ def phik_of_frames(
     edges = _interval_edges(frames[TRAIN], [c for c in columns if c in numeric])
     codes = {role: _codes(frame, columns, edges) for role, frame in frames.items()}
     constant = {role: [c for c in columns if codes[role][c].nunique() < 2] for role in codes}
-    ctx.findings += [_constant_finding(name, c, role) for role, cs in constant.items() for c in cs]
+    ctx.findings += _constant_findings(name, constant)
     return PhikMatrices(
         columns=columns,
         matrices={role: _phik(codes[role], constant[role]) for role in codes},
@@ -402,15 +404,44 @@ def _sampling_finding(table: str, cap: int) -> Finding:
     )
 
 
-def _constant_finding(table: str, column: str, role: str) -> Finding:
+def _constant_findings(table: str, constant: Mapping[str, list[str]]) -> list[Finding]:
+    """One finding per column with a single value in some role's phik rows (``constant``: per role).
+
+    A warning only where the training and synthetic data differ, one constant and the other not:
+    the generator lost the column's variation, or invented variation the real data does not have.
+    A column constant in both (or only in the holdout) is a note: the synthetic data loses nothing.
+    One finding per column, not per role: a column constant everywhere is one fact.
+    """
+    columns = list(dict.fromkeys(c for role in constant for c in constant[role]))
+    return [
+        _constant_finding(table, c, [role for role in constant if c in constant[role]], list(constant))
+        for c in columns
+    ]
+
+
+def _constant_finding(table: str, column: str, constant_in: list[str], roles: list[str]) -> Finding:
+    varies_in = [role for role in roles if role not in constant_in]
+    differs = (TRAIN in constant_in) != (SYNTH in constant_in)
+    if not differs:
+        then = (
+            " The training data is constant too, so the synthetic data loses nothing."
+            if TRAIN in constant_in
+            else ""
+        )
+    elif SYNTH in constant_in:
+        then = " The generator lost the variation of this column."
+    else:
+        then = " The synthetic data varies where the real data does not."
+    varies = f", but varies in the {listed(varies_in)} rows" if varies_in else ""
     return Finding(
-        severity="warning" if role == SYNTH else "info",
+        severity="warning" if differs else "info",
         code="phik_constant_column",
         table=table,
         column=column,
         message=(
-            f"This column takes a single value (or is always missing) in the {role} rows used for "
-            "phik, so its phik correlations there are undefined; they are counted as 0 (no association)."
+            f"This column takes a single value (or is always missing) in the {listed(constant_in)} rows "
+            f"used for phik{varies}; its phik correlations there are undefined and counted as 0 (no "
+            f"association).{then}"
         ),
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 import pandas as pd
@@ -10,9 +11,11 @@ from pydantic import BaseModel, Field
 from reportgen.context import EvaluationContext
 from reportgen.data import lake
 from reportgen.data.relational import KeyIntegrity, RelationalData
-from reportgen.data.schema import Relation
+from reportgen.data.schema import Relation, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.results import SectionResult
+
+NOT_SYNTHESISED = "the synthetic data lacks this table"
 
 
 class ColumnSummary(BaseModel):
@@ -25,7 +28,9 @@ class ColumnSummary(BaseModel):
     excluded_reason: str | None = Field(default=None, description="Why metrics skip this column.")
     missing_train: float = Field(ge=0, le=1, description="Share of missing values, training data.")
     missing_test: float | None = Field(default=None, ge=0, le=1)
-    missing_synth: float = Field(ge=0, le=1)
+    missing_synth: float | None = Field(
+        default=None, ge=0, le=1, description="None: the synthetic data lacks the column's table."
+    )
 
 
 class RelationSummary(BaseModel):
@@ -63,6 +68,13 @@ class TableSummary(BaseModel):
     """One table: sizes per role before and after sampling, columns, and synthetic key health."""
 
     name: str
+    synthetic_missing: bool = Field(
+        default=False,
+        description=(
+            "The synthetic data lacks this table: nothing is compared for it; its training rows, "
+            "missing shares and key health are shown (no holdout or synthetic numbers)."
+        ),
+    )
     rows_train: int
     rows_test: int | None
     rows_synth: int
@@ -100,55 +112,95 @@ def compute_overview(ctx: EvaluationContext) -> OverviewResult:
 
     When the inputs were read in place, the rows, missing shares and keys are counted on every
     row in the engine (``reportgen.data.lake``); the sample sizes are the ``used_*`` numbers.
+    A training table the synthetic data lacks is listed too, in schema order, with its training
+    rows, missing shares and key health (``_unsynthesised``), and the training data's orphans
+    pointing at it count in its children's key health.
     """
     integrity = _integrity(ctx)
-    tables = []
-    for name in ctx.table_names:
-        schema = ctx.train.schema[name]
-        prepared = ctx.table(name)
-        fk_columns = {c for fk in schema.foreign_keys for c in fk.columns}
-        missing = {role: _missing_shares(ctx, role, name) for role in ctx.roles}
-        rows = ctx.basis(name, counted=True).available
-        columns = [
-            ColumnSummary(
-                name=column,
-                kind=kind.value,
-                kind_source="inferred" if column in schema.inferred else "declared",
-                key=_key_role(column in schema.primary_key, column in fk_columns),
-                excluded_reason=prepared.excluded.get(column),
-                missing_train=missing[TRAIN][column],
-                missing_test=missing[TEST][column] if TEST in missing else None,
-                missing_synth=missing[SYNTH][column],
-            )
-            for column, kind in schema.kinds.items()
-        ]
-        tables.append(
-            TableSummary(
-                name=name,
-                rows_train=rows[TRAIN],
-                rows_test=rows.get(TEST),
-                rows_synth=rows[SYNTH],
-                used_train=len(ctx.train[name]),
-                used_test=_rows(ctx.test, name),
-                used_synth=len(ctx.synth[name]),
-                sampling={
-                    role: data.sampling[name].method
-                    for role, data in _roles(ctx, full=False).items()
-                    if data.sampling is not None and data.sampling[name].is_sampled
-                },
-                primary_key=list(schema.primary_key),
-                columns=columns,
-                keys={role: _key_health(found[name]) for role, found in integrity.items()},
-                counted_in=ctx.in_place.engines[TRAIN] if ctx.in_place else None,
-            )
-        )
+    schema = ctx.train.schema if ctx.whole_train is None else ctx.whole_train.schema
+    missing = set(ctx.unsynthesised)
+    tables = [
+        _unsynthesised(ctx, name, integrity[TRAIN][name])
+        if name in missing
+        else _summary(ctx, name, integrity)
+        for name in schema.topological_order()
+    ]
     relations = [
         RelationSummary(
             child=r.child, columns=list(r.columns), parent=r.parent, parent_columns=list(r.parent_columns)
         )
-        for r in ctx.train.schema.relations
+        for r in schema.relations
     ]
     return OverviewResult(section="overview", tables=tables, relations=relations)
+
+
+def _summary(
+    ctx: EvaluationContext, name: str, integrity: dict[str, dict[str, KeyIntegrity]]
+) -> TableSummary:
+    """A compared table: its sizes, columns and key health in every role."""
+    schema, keys = ctx.train.schema[name], _whole_train(ctx).schema[name]  # keys into lacking tables too
+    prepared = ctx.table(name)
+    missing = {role: _missing_shares(ctx, role, name) for role in ctx.roles}
+    rows = ctx.basis(name, counted=True).available
+    return TableSummary(
+        name=name,
+        rows_train=rows[TRAIN],
+        rows_test=rows.get(TEST),
+        rows_synth=rows[SYNTH],
+        used_train=len(ctx.train[name]),
+        used_test=_rows(ctx.test, name),
+        used_synth=len(ctx.synth[name]),
+        sampling={
+            role: data.sampling[name].method
+            for role, data in _roles(ctx, full=False).items()
+            if data.sampling is not None and data.sampling[name].is_sampled
+        },
+        primary_key=list(schema.primary_key),
+        columns=_columns(schema, keys, prepared.excluded, missing),
+        keys={role: _key_health(found[name]) for role, found in integrity.items()},
+        counted_in=ctx.in_place.engines[TRAIN] if ctx.in_place else None,
+    )
+
+
+def _unsynthesised(ctx: EvaluationContext, name: str, found: KeyIntegrity) -> TableSummary:
+    """A training table the synthetic data lacks: its training rows, missing shares and keys only."""
+    assert ctx.whole_train is not None
+    schema = ctx.whole_train.schema[name]
+    missing = {TRAIN: _missing_shares(ctx, TRAIN, name)}
+    columns = _columns(schema, schema, dict.fromkeys(schema.kinds, NOT_SYNTHESISED), missing)
+    return TableSummary(
+        name=name,
+        synthetic_missing=True,
+        rows_train=found.rows,
+        rows_test=None,
+        rows_synth=0,
+        used_train=0,
+        used_test=None,
+        used_synth=0,
+        primary_key=list(schema.primary_key),
+        columns=columns,
+        keys={TRAIN: _key_health(found)},
+        counted_in=ctx.in_place.engines[TRAIN] if ctx.in_place else None,
+    )
+
+
+def _columns(
+    schema: Table, keys: Table, excluded: Mapping[str, str], missing: Mapping[str, Mapping[str, float]]
+) -> list[ColumnSummary]:
+    """Each column's kind, key role (in ``keys``), why it is excluded, and missing share per role."""
+    return [
+        ColumnSummary(
+            name=column,
+            kind=kind.value,
+            kind_source="inferred" if column in schema.inferred else "declared",
+            key=_key_role(keys, column),
+            excluded_reason=excluded.get(column),
+            missing_train=missing[TRAIN][column],
+            missing_test=missing[TEST][column] if TEST in missing else None,
+            missing_synth=missing[SYNTH][column] if SYNTH in missing else None,
+        )
+        for column, kind in schema.kinds.items()
+    ]
 
 
 def relation_label(child: str, columns: list[str], parent: str, parent_columns: list[str]) -> str:
@@ -169,7 +221,9 @@ def _key_health(found: KeyIntegrity) -> KeyHealth:
     )
 
 
-def _key_role(is_pk: bool, is_fk: bool) -> Literal["primary", "foreign", "primary+foreign"] | None:
+def _key_role(schema: Table, column: str) -> Literal["primary", "foreign", "primary+foreign"] | None:
+    is_pk = column in schema.primary_key
+    is_fk = any(column in fk.columns for fk in schema.foreign_keys)
     if is_pk and is_fk:
         return "primary+foreign"
     return "primary" if is_pk else "foreign" if is_fk else None
@@ -181,7 +235,7 @@ def _rows(data: RelationalData | None, table: str) -> int | None:
 
 def _missing_shares(ctx: EvaluationContext, role: str, table: str) -> dict[str, float]:
     """Each column's share of missing values in a role's full data (in the engine when in place)."""
-    frame = ctx.full_data(role)[table]
+    frame = ctx.full_data(role)[table] if table in ctx.train else _whole_train(ctx)[table]
     if ctx.in_place is None:
         return {c: float(frame[c].isna().mean()) if len(frame) else 0.0 for c in frame.columns}
     numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c].dtype)]
@@ -191,18 +245,26 @@ def _missing_shares(ctx: EvaluationContext, role: str, table: str) -> dict[str, 
 
 
 def _integrity(ctx: EvaluationContext) -> dict[str, dict[str, KeyIntegrity]]:
-    """Key integrity of every table in every role: in the engine when in place, else in memory."""
+    """Key integrity of every table in every role: in the engine when in place, else in memory.
+
+    The training data's covers the tables the synthetic data lacks too (``whole_train``).
+    """
+    roles = {**_roles(ctx, full=True), TRAIN: _whole_train(ctx)}
     if ctx.in_place is None:
-        return {role: data.integrity() for role, data in _roles(ctx, full=True).items()}
+        return {role: data.integrity() for role, data in roles.items()}
     out: dict[str, dict[str, KeyIntegrity]] = {}
     for role, source in ctx.in_place.sources.items():
+        schema = roles[role].schema
         out[role] = {}
-        for name, table in ctx.train.schema.items():
+        for name, table in schema.items():
             duplicates, missing = lake.primary_key_counts(source, name, table.primary_key)
             orphans = {
-                rel: lake.key_counts(source, rel).orphans
-                for rel in ctx.train.schema.relations
-                if rel.child == name
+                rel: lake.key_counts(source, rel).orphans for rel in schema.relations if rel.child == name
             }
             out[role][name] = KeyIntegrity(ctx.in_place.rows[role][name], duplicates, missing, orphans)
     return out
+
+
+def _whole_train(ctx: EvaluationContext) -> RelationalData:
+    """All training rows of every training table, those the synthetic data lacks included."""
+    return ctx.full_train if ctx.whole_train is None else ctx.whole_train

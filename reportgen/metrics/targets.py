@@ -3,7 +3,8 @@
 A table's target comes from ``report(targets={table: column})`` (``--target`` on the command line)
 or, failing that, from the schema (``Table(..., target="income")``, ``target: income`` in a schema
 file). The kind of the target decides the task: categorical and boolean targets are classified,
-numeric and integer ones regressed. Keys, identifiers, free text and datetimes cannot be targets.
+numeric and integer ones regressed. Identifiers (keys, except a composite key's columns declared
+as data), free text and datetimes cannot be targets.
 """
 
 from __future__ import annotations
@@ -66,8 +67,7 @@ def _checked(schema: Schema, table: object, column: object, error: type[Reportge
             f"Table {table!r}: the target column {column!r} given in {source} is not in the data; "
             f"its columns are {list(spec.kinds)}.{hint}"
         )
-    is_key = column in spec.key_columns
-    kind = ColumnKind.ID if is_key else spec.kinds[column]
+    kind = spec.kinds[column]  # kind id for a key, unless a composite key's column declared as data
     if kind not in TASK_OF_KIND:
         raise error(
             f"Table {table!r}, column {column!r} (given in {source}) cannot be the target: it is "

@@ -11,8 +11,10 @@ competitions" (KDD 2018). For each table with a target column, twelve model fami
 The score is AUROC for a categorical or boolean target (one-vs-rest macro average for more than two
 classes) and R^2 for a numeric one. The table shows ``TSTR = mean_i TSTR_i`` beside the real
 baseline ``mean_i R_i`` (over the same models), and
-``SRA = 1/(k(k-1)) * sum over i != j of [(R_i - R_j) * (S_i - S_j) > 0]`` over the ``k`` models
-that have both ``R_i`` and ``S_i`` (ties count 0).
+``SRA = 1/(k(k-1)) * sum over i != j of [(R_i - R_j) * (S_i - S_j) > 0 or R_i = R_j]`` over the
+``k`` models that have both ``R_i`` and ``S_i``, with scores compared at the three decimals the
+table shows: a pair the real data ties agrees in any order, a pair only the synthetic data ties
+does not.
 
 Choices, stated in the report:
 
@@ -80,6 +82,7 @@ MAX_CLASSES = 50
 NEAR_CHANCE = 0.05  # S_i this close to a guess for every model: their ranking is noise
 NO_TARGET = "no target column was given for this table"  # a choice of the user's, not an alarm
 MIN_ROWS = 10  # rows on each side of a comparison; fewer cannot fit twelve models meaningfully
+SCORE_DECIMALS = 3  # the utility table's precision (its template's num(3)): scores equal at it are tied
 Comparison = Literal["real", "synthetic", "tstr"]
 _SCORE_NAMES = {"real": "R_i", "synthetic": "S_i", "tstr": "TSTR_i"}
 
@@ -87,7 +90,7 @@ _SCORE_NAMES = {"real": "R_i", "synthetic": "S_i", "tstr": "TSTR_i"}
 class ModelScore(BaseModel):
     """One model family's three scores, its ranks by ``R_i`` and by ``S_i``, and what went wrong."""
 
-    model: str = Field(description="Model family.")
+    model: str = Field(description="Model family; for a numeric target, its regressor's name.")
     estimator: str = Field(description="The scikit-learn class fitted.")
     real: float | None = Field(description="R_i: trained on real training rows, scored on the holdout.")
     synthetic: float | None = Field(
@@ -139,17 +142,31 @@ class UtilityResult(SectionResult):
 def sra(real: Sequence[float], synthetic: Sequence[float]) -> float | None:
     """Synthetic Ranking Agreement: the share of ordered model pairs that both scores order alike.
 
-    ``1/(k(k-1)) * sum over i != j of [(R_i - R_j) * (S_i - S_j) > 0]``; a tie on either side counts
-    0. None for fewer than two models.
+    ``1/(k(k-1)) * sum over i != j of [(R_i - R_j) * (S_i - S_j) > 0 or R_i = R_j]``, the scores
+    compared at the ``SCORE_DECIMALS`` the report shows (``shown``). A pair the real data ties has
+    no order to reproduce, so it agrees in any order; a pair only the synthetic data ties does not
+    (the synthetic data loses an order the real data has). None for fewer than two models.
     """
     r, s = np.asarray(real, dtype=float), np.asarray(synthetic, dtype=float)
     if r.shape != s.shape or r.ndim != 1:
         raise ValueError(f"sra needs two score vectors of one length; got shapes {r.shape} and {s.shape}.")
+    r, s = shown(r), shown(s)
     k = len(r)
     if k < 2:
         return None
-    agree = (r[:, None] - r[None, :]) * (s[:, None] - s[None, :]) > 0
+    agree = ((r[:, None] - r[None, :]) * (s[:, None] - s[None, :]) > 0) | (r[:, None] == r[None, :])
+    np.fill_diagonal(agree, False)
     return float(agree.sum() / (k * (k - 1)))
+
+
+def shown(scores: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Scores as the utility table shows them (``SCORE_DECIMALS``): what SRA and the ranks compare.
+
+    Models whose scores agree to the decimals shown are tied: differences below them are no ranking
+    the reader can see, and chance decides their order on the other side (ridge, Bayesian ridge and
+    least squares fitted on 16,000 rows of a linear target differ by about 1e-7 in R^2).
+    """
+    return np.array([float(f"{v:.{SCORE_DECIMALS}f}") for v in np.asarray(scores, dtype=float)])
 
 
 def compute_utility(ctx: EvaluationContext) -> UtilityResult:
@@ -523,7 +540,7 @@ def _model_scores(
                 notes.append(f"{what}: {note}")
         models.append(
             ModelScore(
-                model=family.name,
+                model=family.label(task),
                 estimator=family.estimator_name(task),
                 real=outcomes[(i, "real")][0],
                 synthetic=outcomes[(i, "synthetic")][0],
@@ -533,8 +550,8 @@ def _model_scores(
         )
     ranked = [m for m in models if m.real is not None and m.synthetic is not None]
     if ranked:
-        by_real = rankdata([-m.real for m in ranked], method="min")  # type: ignore[operator]
-        by_synth = rankdata([-m.synthetic for m in ranked], method="min")  # type: ignore[operator]
+        by_real = rankdata(-shown([m.real for m in ranked]), method="min")  # type: ignore[misc]
+        by_synth = rankdata(-shown([m.synthetic for m in ranked]), method="min")  # type: ignore[misc]
         for m, r, s in zip(ranked, by_real, by_synth, strict=True):
             m.rank_real, m.rank_synthetic = int(r), int(s)
     order = {id(m): i for i, m in enumerate(models)}

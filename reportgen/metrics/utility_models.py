@@ -22,6 +22,8 @@ Histogram gradient boosting       HistGradientBoostingClassifier  HistGradientBo
 Naive Bayes has no regression form: its Gaussian variant maps to Bayesian ridge (a Gaussian
 likelihood and prior), the Bernoulli one to k-nearest neighbours (another simple, assumption-light
 baseline). LDA maps to ordinary least squares, which for two classes finds the same direction.
+For a numeric target the report names each model by its regressor ("Ridge regression", "Bayesian
+ridge", "10-nearest neighbours", "Linear SVR", "Linear regression"; the others share the family's name).
 Histogram gradient boosting stands in for XGBoost. Every model has scikit-learn's defaults except:
 ``random_state`` from the report's seed; the MLP stops early (10% validation split) within 200
 iterations; LogisticRegression and LinearSVC get 1,000 iterations; random forest and bagging build
@@ -114,6 +116,14 @@ class Family:
     regressor: Callable[[int], Any]
     cost: float = 1.0
     features: FeatureForm = "float64"
+    regression_name: str | None = None
+    """What the regressor is called where it is not the family's own name (None: the family's name)."""
+
+    def label(self, task: Task) -> str:
+        """The model's name for a task: the family's, or its regression counterpart's."""
+        if task == "regression" and self.regression_name is not None:
+            return self.regression_name
+        return self.name
 
     def make(self, task: Task, seed: int) -> Any:
         if task == "classification":
@@ -136,6 +146,7 @@ FAMILIES: tuple[Family, ...] = (
         lambda s: LogisticRegression(max_iter=1000, random_state=s),
         lambda s: Ridge(random_state=s),
         cost=1,
+        regression_name="Ridge regression",
     ),
     Family(
         "Random forest",
@@ -144,18 +155,26 @@ FAMILIES: tuple[Family, ...] = (
         cost=8,
         features="float32",
     ),
-    Family("Gaussian naive Bayes", lambda s: GaussianNB(), lambda s: BayesianRidge(), cost=0.2),
+    Family(
+        "Gaussian naive Bayes",
+        lambda s: GaussianNB(),
+        lambda s: BayesianRidge(),
+        cost=0.2,
+        regression_name="Bayesian ridge",
+    ),
     Family(
         "Bernoulli naive Bayes",
         lambda s: BernoulliNB(),
         lambda s: KNeighborsRegressor(n_neighbors=10, n_jobs=1),
         cost=0.2,
+        regression_name="10-nearest neighbours",
     ),
     Family(
         "Linear SVM",
         lambda s: LinearSVC(max_iter=1000, random_state=s),
         lambda s: LinearSVR(max_iter=1000, random_state=s),
         cost=2,
+        regression_name="Linear SVR",
     ),
     Family(
         "Decision tree",
@@ -169,6 +188,7 @@ FAMILIES: tuple[Family, ...] = (
         lambda s: LinearDiscriminantAnalysis(),
         lambda s: LinearRegression(),
         cost=0.5,
+        regression_name="Linear regression",
     ),
     Family(
         "AdaBoost",

@@ -24,10 +24,11 @@ nearest ``H_ref`` rows.
 
 Each attack is measured by its ROC over the thresholds "score at least t": AUC with DeLong's
 interval, the TPR at FPR 0.1%, 1% and 10% (the best TPR among thresholds whose FPR on the targets
-is at most the level) with Clopper-Pearson intervals, the advantage ``max(TPR - FPR)``, and the
-empirical epsilon lower bound (``reportgen.privacy.intervals``): the targets are split in halves
-(stratified, seeded), the threshold and direction with the largest bound on one half are chosen,
-and the bound is evaluated on the other half, so it is not fitted to the data it reports on.
+is at most the level, with the FPR of the tightest threshold that reaches it) with Clopper-Pearson
+intervals, the advantage ``max(TPR - FPR)``, and the empirical epsilon lower bound
+(``reportgen.privacy.intervals``): the targets are split in halves (stratified, seeded), the
+threshold and direction with the largest bound on one half are chosen, and the bound is evaluated
+on the other half, so it is not fitted to the data it reports on.
 
 What the epsilon bound is: a lower bound on the epsilon of pure epsilon-differential privacy
 (delta = 0) that the release could claim, shown on the population level: the targets are random
@@ -93,7 +94,11 @@ class RateAtFpr(BaseModel):
     """The best TPR of an attack among the thresholds whose FPR is at most ``fpr``."""
 
     fpr: float = Field(gt=0, lt=1, description="The FPR level.")
-    achieved_fpr: float = Field(ge=0, le=1, description="The FPR of that threshold on the targets.")
+    achieved_fpr: float = Field(
+        ge=0,
+        le=1,
+        description="The FPR on the targets of the tightest threshold that reaches that TPR.",
+    )
     tpr: float = Field(ge=0, le=1)
     tpr_interval: tuple[float, float] = Field(description="Two-sided 95% Clopper-Pearson interval.")
 
@@ -369,9 +374,17 @@ def rate_at(tp: np.ndarray, fp: np.ndarray, n_pos: int, n_neg: int, level: float
 
 
 def _best_tp(tp: np.ndarray, fp: np.ndarray, allowed: float) -> tuple[int, int]:
-    """(TP, FP) of the last threshold with at most ``allowed`` false positives; (0, 0) if none."""
+    """(TP, FP) of the tightest threshold reaching the most TP with at most ``allowed`` false positives.
+
+    Thresholds that only add non-members keep the TP count and raise the FP count: of those equally
+    good thresholds the tightest (fewest false positives) is the one reported. No true positive at
+    all: (0, 0), the threshold above every score.
+    """
     j = int(np.searchsorted(fp, np.floor(allowed + 1e-9), side="right")) - 1
-    return (int(tp[j]), int(fp[j])) if j >= 0 else (0, 0)
+    if j < 0 or tp[j] == 0:
+        return 0, 0
+    first = int(np.searchsorted(tp, tp[j], side="left"))  # tp never falls: the first threshold with as many
+    return int(tp[j]), int(fp[first])
 
 
 def split_epsilon(

@@ -24,6 +24,7 @@ def schema_figure(result: OverviewResult) -> Figure:
     """Draw every table with its training row count and every foreign key as a labelled arrow."""
     names = [t.name for t in result.tables]
     rows = {t.name: t.rows_train for t in result.tables}
+    lacking = {t.name for t in result.tables if t.synthetic_missing}  # dashed, and said so
     layers = _layers(names, result.relations)
     positions = _positions(layers, result.relations)
     x_max = max(x for x, _ in positions.values()) + BOX_W / 2 + 0.35
@@ -40,9 +41,10 @@ def schema_figure(result: OverviewResult) -> Figure:
                 BOX_W,
                 BOX_H,
                 boxstyle="round,pad=0.02,rounding_size=0.06",
-                facecolor="#eef3f8",
+                facecolor="white" if name in lacking else "#eef3f8",
                 edgecolor="#34546e",
                 linewidth=1.0,
+                linestyle="--" if name in lacking else "-",
             )
         )
         ax.text(
@@ -58,7 +60,7 @@ def schema_figure(result: OverviewResult) -> Figure:
         ax.text(
             x,
             y - 0.11,
-            f"{rows[name]:,} rows",
+            f"{rows[name]:,} rows" + (", real only" if name in lacking else ""),
             ha="center",
             va="center",
             fontsize=6.5,

@@ -20,6 +20,7 @@ from reportgen.data.schema import ColumnKind as K
 from reportgen.data.schema import ForeignKey, PrimaryKey, Schema, Table
 from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.errors import IncompatibleDataError
+from reportgen.metrics.overview import KeyHealth, compute_overview
 from reportgen.metrics.relational import compute_relational
 from reportgen.metrics.similarity import compute_similarity
 from reportgen.settings import ReportSettings
@@ -469,6 +470,10 @@ def test_synthetic_data_read_in_place_may_lack_tables_as_in_memory_and_page_1_sa
     with prepared(tmp_path / "train", tmp_path / "holdout", tmp_path / "synth", settings) as context:
         assert context.in_place is not None and sorted(context.train) == sorted(made)
         assert [f.table for f in context.findings if f.code == "synthetic_table_missing"] == ["reviews"]
+        reviews = next(t for t in compute_overview(context).tables if t.name == "reviews")
+        assert reviews.synthetic_missing and (reviews.rows_train, reviews.counted_in) == (1_000, "duckdb")
+        counted = {str(r): n for r, n in data.integrity()["reviews"].orphans.items()}  # in memory
+        assert reviews.keys == {TRAIN: KeyHealth(orphans=counted)}  # the engine counts every row alike
     write_folder(data.restricted([t for t in made if t != "items"]), tmp_path / "short", format="parquet")
     with pytest.raises(IncompatibleDataError, match=r"holdout data .* lacks table\(s\) \['items'\]"):
         prepare_context(tmp_path / "train", tmp_path / "short", tmp_path / "synth", settings)

@@ -273,10 +273,48 @@ def test_a_missing_synthetic_table_is_a_failed_bar_in_a_written_report(tmp_path)
     assert [(f.severity, f.table) for f in results.findings if f.code == "synthetic_table_missing"] == [
         ("error", "players")
     ]
-    assert "players" not in {t.name for t in results.sections["overview"].tables}
+    lacking = [t for t in results.sections["overview"].tables if t.synthetic_missing]
+    assert [(t.name, t.rows_train, t.rows_synth, t.n_compared) for t in lacking] == [("players", 800, 0, 0)]
     empty = {**synth, "players": train["players"].iloc[:0]}
     again = rg.report(train, None, empty, tmp_path / "e.html", seed=0)
     assert [f.table for f in again.findings if f.code == "synthetic_table_missing"] == ["players"]
+
+
+def test_a_table_the_synthetic_data_lacks_keeps_its_rows_and_the_real_orphans_pointing_at_it(
+    tmp_path, monkeypatch
+):
+    import reportgen.api
+    from reportgen.metrics.registry import sections
+
+    kept = [s for s in sections() if s.name in ("overview", "similarity")]
+    monkeypatch.setattr(reportgen.api, "sections", lambda: kept)
+    train = seasons(orphans=11)  # 11 players name a (year, team) that teams does not have
+    synth = {"leagues": train["leagues"], "players": train["players"]}  # no teams
+    results = rg.report(train, None, synth, tmp_path / "r.html", seed=0)
+    overview = results.sections["overview"]
+    tables = {t.name: t for t in overview.tables}
+    assert list(tables) == ["leagues", "teams", "players"]
+    teams = tables["teams"]
+    assert teams.synthetic_missing and (teams.rows_train, teams.rows_synth, teams.n_compared) == (40, 0, 0)
+    assert list(teams.keys) == ["training"] and teams.keys["training"].is_clean
+    assert {c.name: c.key for c in teams.columns} == {
+        "year": "primary+foreign",
+        "team": "primary",
+        "wins": None,
+    }
+    assert tables["players"].keys["training"].orphans == {
+        "players.(year, team) -> teams.(year, team)": 11,
+        "players.year -> leagues.year": 0,
+    }
+    assert tables["players"].keys["synthetic"].orphans == {"players.year -> leagues.year": 0}
+    assert "players.(year, team) -> teams.(year, team)" in {r.label for r in overview.relations}
+    orphans = [f for f in results.findings if f.code == "real_orphans"]
+    assert [(f.table, f.column) for f in orphans] == [("players", "year, team")]
+    assert "11 of 800 training rows refer to a 'teams' row" in orphans[0].message
+    assert "teams" not in {t.table for t in results.sections["similarity"].tables}  # nothing compared
+    html = (tmp_path / "r.html").read_text()
+    assert "The synthetic data lacks 1 of them" in html and "Missing from the synthetic data" in html
+    assert rg.ReportResults.load(tmp_path / "r.json") == results
 
 
 def test_the_command_line_exits_3_naming_a_missing_synthetic_table(tmp_path, capsys):

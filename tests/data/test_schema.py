@@ -92,3 +92,40 @@ def test_composite_key_order_survives_a_schema_file_layout():
     schema = Schema.from_dict(spec)
     assert schema["c"].primary_key == ("line", "p_id")
     assert Schema.from_dict(schema.to_dict()) == schema
+
+
+def test_a_composite_keys_declared_kind_is_kept_and_a_one_column_keys_is_not():
+    neutral = {
+        "tables": {
+            "teams": {
+                "primary_key": ["year", "team"],
+                "columns": {"year": "datetime", "team": "id", "wins": "numerical"},
+            },
+            "players": {"primary_key": ["player"], "columns": {"player": "numerical"}},
+            "games": {
+                "primary_key": ["player", "year", "stint"],
+                "columns": {"player": "id", "year": "datetime", "stint": "ordinal", "team": "categorical"},
+            },
+        },
+        "relationships": [
+            {"parent_table": "teams", "parent_key": ["year", "team"], "child_table": "games", "child_key": ["year", "team"]},
+            {"parent_table": "players", "parent_key": ["player"], "child_table": "games", "child_key": ["player"]},
+        ],
+    }  # fmt: skip
+    schema = Schema.from_dict(neutral)
+    assert schema["teams"].kinds == {
+        "year": ColumnKind.DATETIME,
+        "team": ColumnKind.ID,
+        "wins": ColumnKind.NUMERIC,
+    }
+    assert schema["players"].kinds == {"player": ColumnKind.ID}  # a one-column key identifies rows
+    assert schema["games"].kinds == {
+        "player": ColumnKind.ID,
+        "year": ColumnKind.DATETIME,
+        "stint": ColumnKind.CATEGORICAL,
+        "team": ColumnKind.CATEGORICAL,  # declared, and in the composite key (year, team)
+    }
+    assert schema["games"].key_columns == {"player", "year", "stint", "team"}
+    assert Schema.from_dict(schema.to_dict()) == schema  # the schema file keeps them too
+    assert Table(day=PrimaryKey(kind="datetime"), shop=PrimaryKey()).kinds["day"] is ColumnKind.DATETIME
+    assert Table(day=PrimaryKey(kind="datetime")).kinds["day"] is ColumnKind.ID

@@ -147,3 +147,23 @@ def test_a_table_with_one_column_is_not_computed():
     frame = pd.DataFrame({"x": np.arange(100.0)})
     with pytest.raises(MetricNotComputed, match="two or more columns"):
         correlation(frame, None, frame)
+
+
+def test_a_constant_column_is_one_finding_and_a_warning_only_where_real_and_synthetic_differ():
+    rng = np.random.default_rng(5)
+    train, test, synth = (population(600, rng) for _ in range(3))
+    train, test = (f.assign(same="k", lost=rng.normal(size=600), made="k") for f in (train, test))
+    synth = synth.assign(same="k", lost=1.0, made=rng.choice(["k", "m"], 600))
+    _, ctx = correlation(train, test, synth)
+    found = [f for f in ctx.findings if f.code == "phik_constant_column"]
+    by_column = {f.column: f for f in found}
+    assert len(found) == len(by_column) == 3  # one finding per column, not one per role
+    assert by_column["same"].severity == "info"  # constant in the real data too: nothing is lost
+    assert "in the training, holdout and synthetic rows" in by_column["same"].message
+    assert by_column["lost"].severity == "warning"
+    assert "in the synthetic rows used for phik, but varies in the training and holdout rows" in (
+        by_column["lost"].message
+    )
+    assert "generator lost the variation" in by_column["lost"].message
+    assert by_column["made"].severity == "warning"
+    assert "varies where the real data does not" in by_column["made"].message

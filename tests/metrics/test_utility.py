@@ -82,14 +82,35 @@ def data():
 def test_sra_equals_a_hand_computation_with_ties():
     real = [0.9, 0.8, 0.8, 0.7]
     synth = [0.85, 0.86, 0.6, 0.6]
-    # unordered pairs: (0,1) disagree, (0,2) agree, (0,3) agree, (1,2) tie in R, (1,3) agree,
-    # (2,3) tie in S: 3 agreeing pairs, 6 ordered ones, over k(k-1) = 12
-    assert sra(real, synth) == pytest.approx(6 / 12)
-    assert sra(real, real) == pytest.approx(10 / 12)  # the tie (1,2) counts 0 even against itself
+    # unordered pairs: (0,1) disagree, (0,2) agree, (0,3) agree, (1,2) tie in R: agrees in any
+    # order, (1,3) agree, (2,3) tie in S alone: disagrees. 4 agreeing pairs, 8 ordered ones, of 12
+    assert sra(real, synth) == pytest.approx(8 / 12)
+    assert sra(real, real) == 1.0  # the tie (1,2) agrees with itself
     assert sra([0.9, 0.8, 0.7], [0.5, 0.4, 0.3]) == 1.0
     assert sra([0.9, 0.8, 0.7], [0.3, 0.4, 0.5]) == 0.0
-    assert sra([0.5, 0.5, 0.5], [0.1, 0.2, 0.3]) == 0.0  # ties count 0
+    assert sra([0.5, 0.5, 0.5], [0.1, 0.2, 0.3]) == 1.0  # the real data orders no pair
+    assert sra([0.1, 0.2, 0.3], [0.5, 0.5, 0.5]) == 0.0  # the synthetic data loses every order
     assert sra([0.7], [0.6]) is None
+
+
+def test_scores_equal_at_the_decimals_shown_are_tied_in_sra_and_ranks(few_models):
+    # R^2 0.88204 and 0.882041 read alike in the table (0.882): their order on S is no disagreement
+    assert sra([0.95, 0.88204, 0.882041], [0.9, 0.85, 0.84]) == 1.0
+    assert sra([0.95, 0.88204, 0.882041], [0.9, 0.84, 0.85]) == 1.0
+    assert sra([0.95, 0.8821, 0.8829], [0.9, 0.85, 0.84]) == pytest.approx(4 / 6)  # 0.882 < 0.883: ordered
+    # in a report: ridge, Bayesian ridge and least squares tie on a linear target, ranks shared
+    rng = np.random.default_rng(4)
+    beta = rng.normal(size=4)
+
+    def frame(n):
+        x = rng.normal(size=(n, 4))
+        return pd.DataFrame(x, columns=["a", "b", "c", "d"]).assign(y=x @ beta + rng.normal(0, 0.3, n))
+
+    table = utility(frame(3000), frame(3000), frame(3000)).tables[0]
+    by_name = {m.model: m for m in table.models}
+    linear = [by_name["Ridge regression"], by_name["Bayesian ridge"]]
+    assert round(linear[0].real, 3) == round(linear[1].real, 3)
+    assert linear[0].rank_real == linear[1].rank_real
 
 
 def test_sra_equals_the_formula_on_random_vectors():
@@ -97,7 +118,7 @@ def test_sra_equals_the_formula_on_random_vectors():
     for _ in range(20):
         k = int(rng.integers(2, 9))
         r, s = rng.integers(0, 4, k).astype(float), rng.integers(0, 4, k).astype(float)  # many ties
-        hits = sum((r[i] - r[j]) * (s[i] - s[j]) > 0 for i, j in permutations(range(k), 2))
+        hits = sum((r[i] - r[j]) * (s[i] - s[j]) > 0 or r[i] == r[j] for i, j in permutations(range(k), 2))
         assert sra(r, s) == pytest.approx(hits / (k * (k - 1)))
 
 
@@ -153,6 +174,23 @@ def test_a_numeric_target_is_regressed_and_scored_by_r2(few_models):
         "BayesianRidge",
         "HistGradientBoostingRegressor",
     }
+    # named by their regressors, not by the classifier families
+    assert {m.model for m in table.models} == {
+        "Ridge regression",
+        "Random forest",
+        "Bayesian ridge",
+        "Histogram gradient boosting",
+    }
+
+
+def test_every_family_has_a_name_of_its_own_for_each_task():
+    for task in ("classification", "regression"):
+        assert len({f.label(task) for f in utility_models.FAMILIES}) == 12  # the figure keys by name
+    assert [f.label("regression") for f in utility_models.FAMILIES][:3] == [
+        "Ridge regression",
+        "Random forest",
+        "Bayesian ridge",
+    ]
 
 
 # -- problems are marked, not raised -------------------------------------------------------------

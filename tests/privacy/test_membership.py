@@ -104,6 +104,21 @@ def test_rates_read_the_roc_step_at_the_level():
     assert _auc(tp, fp, 4, 6) == pytest.approx(delong_auc(scores[member], scores[~member])[0])
 
 
+def test_the_fpr_reported_is_that_of_the_tightest_threshold_reaching_the_tpr():
+    # 3 members score highest, then a non-member, then more: the thresholds "score >= 7" (FPR 0)
+    # and ">= 6" (FPR 20%) catch the same 3 members, as ">= 4" (FPR 40%) and ">= 3" (60%) catch 4
+    scores = np.array([9, 8, 7, 6, 5, 4, 3, 2, 1, 0], dtype=float)
+    member = np.array([1, 1, 1, 0, 0, 1, 0, 0, 0, 1], dtype=bool)
+    tp, fp = Ranking.of(scores).counts(member)
+    rate = rate_at(tp, fp, 5, 5, 0.2)
+    assert (rate.tpr, rate.achieved_fpr) == (0.6, 0.0)
+    rate = rate_at(tp, fp, 5, 5, 0.6)
+    assert (rate.tpr, rate.achieved_fpr) == (0.8, 0.4)
+    non_member_first = Ranking.of(scores).counts(np.roll(member, 3))  # scores 9 and 8: non-members
+    rate = rate_at(*non_member_first, 5, 5, 0.1)  # no false positive allowed: nothing is called a member
+    assert (rate.tpr, rate.achieved_fpr) == (0.0, 0.0)
+
+
 def test_same_seed_same_numbers_other_seed_other_draws(population):
     train, test, fresh = population
     rows = EmbeddedRows(train[:600], fresh[:600], test[:800])
