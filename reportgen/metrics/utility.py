@@ -11,10 +11,10 @@ competitions" (KDD 2018). For each table with a target column, twelve model fami
 The score is AUROC for a categorical or boolean target (one-vs-rest macro average for more than two
 classes) and R^2 for a numeric one. The table shows ``TSTR = mean_i TSTR_i`` beside the real
 baseline ``mean_i R_i`` (over the same models), and
-``SRA = 1/(k(k-1)) * sum over i != j of [(R_i - R_j) * (S_i - S_j) > 0 or R_i = R_j]`` over the
-``k`` models that have both ``R_i`` and ``S_i``, with scores compared at the three decimals the
-table shows: a pair the real data ties agrees in any order, a pair only the synthetic data ties
-does not.
+``SRA = 1/(k(k-1)) * sum over i != j of a_ij`` over the ``k`` models that have both ``R_i`` and
+``S_i``, with ``a_ij`` 1 where ``(R_i - R_j) * (S_i - S_j) > 0``, else 0, and scores compared at the
+three decimals the table shows: a pair the real data ties agrees in any order (1), a pair only the
+synthetic data ties counts as a guess (1/2).
 
 Choices, stated in the report:
 
@@ -142,10 +142,11 @@ class UtilityResult(SectionResult):
 def sra(real: Sequence[float], synthetic: Sequence[float]) -> float | None:
     """Synthetic Ranking Agreement: the share of ordered model pairs that both scores order alike.
 
-    ``1/(k(k-1)) * sum over i != j of [(R_i - R_j) * (S_i - S_j) > 0 or R_i = R_j]``, the scores
-    compared at the ``SCORE_DECIMALS`` the report shows (``shown``). A pair the real data ties has
-    no order to reproduce, so it agrees in any order; a pair only the synthetic data ties does not
-    (the synthetic data loses an order the real data has). None for fewer than two models.
+    ``1/(k(k-1)) * sum over i != j of a_ij``: ``a_ij = 1`` where ``(R_i - R_j) * (S_i - S_j) > 0``
+    and where ``R_i = R_j`` (the real data gives the pair no order to reproduce: it agrees in any
+    order); ``1/2`` where only ``S_i = S_j`` (the synthetic data gives no order: a guess's expected
+    agreement, so synthetic scores that are all equal give 0.5, chance); else 0. Scores are compared
+    at the ``SCORE_DECIMALS`` the report shows (``shown``). None for fewer than two models.
     """
     r, s = np.asarray(real, dtype=float), np.asarray(synthetic, dtype=float)
     if r.shape != s.shape or r.ndim != 1:
@@ -154,8 +155,9 @@ def sra(real: Sequence[float], synthetic: Sequence[float]) -> float | None:
     k = len(r)
     if k < 2:
         return None
-    agree = ((r[:, None] - r[None, :]) * (s[:, None] - s[None, :]) > 0) | (r[:, None] == r[None, :])
-    np.fill_diagonal(agree, False)
+    dr, ds = r[:, None] - r[None, :], s[:, None] - s[None, :]
+    agree = np.where(dr == 0, 1.0, np.where(ds == 0, 0.5, (dr * ds > 0).astype(float)))
+    np.fill_diagonal(agree, 0.0)
     return float(agree.sum() / (k * (k - 1)))
 
 
