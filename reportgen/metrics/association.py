@@ -161,7 +161,9 @@ def _entity_phik(ctx: EvaluationContext, parent: str, name: str) -> PhikMatrices
     entity = ctx.entity(parent)
     columns = list(entity.kinds)
     numeric = {c for c, kind in entity.kinds.items() if kind.is_ordered}
-    return phik_of_frames(ctx, name, entity.frames, columns, numeric)
+    table = phik_matrices(ctx.table(parent))  # its constant columns are reported once, by the table
+    reported = [] if table is None else table.columns
+    return phik_of_frames(ctx, name, entity.frames, columns, numeric, reported=reported)
 
 
 def _table(table: str, phik: PhikMatrices, view: Literal["table", "entity"]) -> TableAssociation | str:

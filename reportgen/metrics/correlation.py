@@ -43,7 +43,7 @@ association from noise.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -186,13 +186,16 @@ def phik_of_frames(
     frames: Mapping[str, pd.DataFrame],
     available: list[str],
     numeric: set[str],
+    *,
+    reported: Collection[str] = (),
 ) -> PhikMatrices | None:
     """The phik matrices of the ``available`` columns in each role's frame of a table or entity view.
 
     ``numeric`` columns are cut into phik's uniform bins on the training rows; the others are
     categories. A wide table or view is bounded to a seeded sample of columns (``phik_columns``).
-    Records the findings about them (column and row sampling, constant columns). None: fewer than
-    two columns.
+    Records the findings about them (column and row sampling, constant columns, except those of the
+    ``reported`` columns: an entity view's parent columns, already reported by their table). None:
+    fewer than two columns.
     """
     if len(available) < 2:
         return None
@@ -206,7 +209,9 @@ def phik_of_frames(
     edges = _interval_edges(frames[TRAIN], [c for c in columns if c in numeric])
     codes = {role: _codes(frame, columns, edges) for role, frame in frames.items()}
     constant = {role: [c for c in columns if codes[role][c].nunique() < 2] for role in codes}
-    ctx.findings += _constant_findings(name, constant)
+    ctx.findings += _constant_findings(
+        name, {r: [c for c in cs if c not in reported] for r, cs in constant.items()}
+    )
     return PhikMatrices(
         columns=columns,
         matrices={role: _phik(codes[role], constant[role]) for role in codes},

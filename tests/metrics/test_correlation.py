@@ -167,3 +167,25 @@ def test_a_constant_column_is_one_finding_and_a_warning_only_where_real_and_synt
     assert "generator lost the variation" in by_column["lost"].message
     assert by_column["made"].severity == "warning"
     assert "varies where the real data does not" in by_column["made"].message
+
+
+def test_a_parent_column_constant_in_its_entity_view_too_is_one_finding():
+    import reportgen as rg
+    from reportgen.metrics.association import compute_association
+    from tests.metrics.test_privacy import SHOP, shop
+
+    schema = rg.Schema(
+        customers=rg.Table(customer_id=rg.PrimaryKey(), segment="categorical", tier="categorical"),
+        orders=SHOP["orders"],
+    )
+    rng = np.random.default_rng(8)
+    train, synth = shop(300, rng), shop(300, rng)
+    train["customers"]["tier"] = rng.choice(["x", "y"], 300)
+    synth["customers"]["tier"] = rng.choice(["x", "y"], 300)
+    synth["customers"]["segment"] = "A"  # the generator lost it
+    data = {role: rg.RelationalData(frames, schema) for role, frames in (("train", train), ("synth", synth))}
+    ctx = prepare_context(data["train"], None, data["synth"], ReportSettings())
+    compute_correlation(ctx)
+    compute_association(ctx)  # the entity view "customers (entity)" holds segment again
+    found = [(f.table, f.column, f.severity) for f in ctx.findings if f.code == "phik_constant_column"]
+    assert found == [("customers", "segment", "warning")]
