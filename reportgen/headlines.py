@@ -42,6 +42,10 @@ _WITH_HOLDOUT = {
     "inference",
 }
 _UTILITY = {"tstr", "utility", "sra"}
+HOLDOUT_SEEN_CAVEAT = (
+    "unreliable: the generator appears to have seen the holdout, which this number treats as unseen rows "
+    "(see the findings)"
+)
 
 
 class Headline(BaseModel):
@@ -486,6 +490,8 @@ def headlines(results: ReportResults) -> dict[str, Headline]:
     Headlines computed on too few rows are caveated or withheld (``MIN_ROWS_CAVEAT``,
     ``MIN_ROWS_SHOWN``). A reference drawn on a table whose holdout is its training data (a lookup
     table copied to both sides by a split) is withheld with the reason: it would be trivially perfect.
+    When the generator appears to have seen the holdout, the headlines that treat the holdout as
+    unseen rows (the attacks, utility) say that they are unreliable.
     """
     shared = results.tables_with_training_holdout()
     sources = _reference_tables(results)
@@ -498,6 +504,9 @@ def headlines(results: ReportResults) -> dict[str, Headline]:
             size = f"computed on only {_rows(rows)} ({MIN_ROWS_CAVEAT} or more make a stable number)"
             headline.caveat = size if headline.caveat is None else f"{headline.caveat}; {size}"
         found[headline.name] = _withheld_if_shared(headline, sources.get(headline.name, []), shared)
+    if any(f.code == "generator_saw_holdout" for f in results.findings):
+        for name in found.keys() & (_WITH_HOLDOUT | _UTILITY):
+            found[name].caveat = "; ".join(filter(None, [found[name].caveat, HOLDOUT_SEEN_CAVEAT]))
     return found
 
 

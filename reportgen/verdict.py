@@ -56,6 +56,7 @@ CONCERN_OF: dict[str, Concern] = {
 FINDING_CONCERN: dict[str, Concern] = {
     "exact_copies_above_reference": "privacy",
     "holdout_overlaps_training": "privacy",
+    "generator_saw_holdout": "privacy",
     "privacy_not_measured": "privacy",
     "tstr_at_chance": "utility",
     "utility_not_measured": "utility",
@@ -65,6 +66,9 @@ FINDING_CONCERN: dict[str, Concern] = {
     "synthetic_duplicate_primary_keys": "fidelity",
     "synthetic_missing_primary_keys": "fidelity",
 }
+# Findings that weigh on a second concern where that concern measured something: TSTR is scored on
+# the holdout, so a holdout the generator saw flatters utility too.
+ALSO_CONCERNS: dict[str, tuple[Concern, ...]] = {"generator_saw_holdout": ("utility",)}
 
 
 def verdicts(results: ReportResults) -> list[ConcernVerdict]:
@@ -78,7 +82,11 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
     stopping = [g for g in results.gates.failed if CONCERN_OF.get(g.name) == concern]
     if stopping:
         return ConcernVerdict(concern=concern, status="fail", why=_gatesentence(stopping[0]))
-    alarms = [f for f in _alarms(results.findings) if FINDING_CONCERN.get(f.code) == concern]
+    alarms = [
+        f
+        for f in _alarms(results.findings)
+        if FINDING_CONCERN.get(f.code) == concern or (mine and concern in ALSO_CONCERNS.get(f.code, ()))
+    ]
     worse = sorted((h for h in mine if _clearly_worse(h)), key=_gap, reverse=True)
     if alarms:
         return ConcernVerdict(concern=concern, status="concern", why=_findingsentence(alarms[0]))
