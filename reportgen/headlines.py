@@ -65,6 +65,7 @@ class Headline(BaseModel):
     tolerance: float | None = None  # a change smaller than this is noise (None: the unit's rule)
     reference_withheld: str | None = None  # why a reference is not shown although a holdout was given
     interval: tuple[float, float] | None = None  # its 95% interval, where the number has one
+    unreliable: bool = False  # its premise failed (a holdout the generator saw): a bar on it cannot pass
 
 
 def _section(results: ReportResults, name: str) -> Any | None:
@@ -491,7 +492,7 @@ def headlines(results: ReportResults) -> dict[str, Headline]:
     ``MIN_ROWS_SHOWN``). A reference drawn on a table whose holdout is its training data (a lookup
     table copied to both sides by a split) is withheld with the reason: it would be trivially perfect.
     When the generator appears to have seen the holdout, the headlines that treat the holdout as
-    unseen rows (the attacks, utility) say that they are unreliable.
+    unseen rows (the attacks, utility) say that they are unreliable, and a bar on them cannot pass.
     """
     shared = results.tables_with_training_holdout()
     sources = _reference_tables(results)
@@ -507,6 +508,7 @@ def headlines(results: ReportResults) -> dict[str, Headline]:
     if any(f.code == "generator_saw_holdout" for f in results.findings):
         for name in found.keys() & (_WITH_HOLDOUT | _UTILITY):
             found[name].caveat = "; ".join(filter(None, [found[name].caveat, HOLDOUT_SEEN_CAVEAT]))
+            found[name].unreliable = True
     return found
 
 

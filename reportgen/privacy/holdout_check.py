@@ -25,10 +25,11 @@ compared with an independent real sample of the same size, seen from ``H``:
   their nearest row of ``T2`` (ties count half), beside the same share for ``T1`` (its own row left
   out of ``T2`` by position). Measured on adult, an honest generator's share is far below the 0.5
   of an independent sample (0.01 to 0.24: its rows are farther from real rows than real rows are),
-  and a set that repeats 28% of the holdout rows verbatim reaches only 0.51 to 0.53; equal shares
-  for holdout and training rows fit both a generator that memorised both and one that memorised
-  neither. So closeness cannot tell "saw the holdout" apart; only a holdout share well below the
-  training rows' says that the generator memorised training rows and not holdout rows.
+  and a set that repeats 28% of the holdout rows verbatim reaches only 0.51 (CTGAN's set with 14%
+  holdout and 14% training rows mixed in, ``benchmarks/bench_holdout_check.py``); equal shares for
+  holdout and training rows fit both a generator that memorised both and one that memorised neither.
+  So closeness cannot tell "saw the holdout" apart; only a holdout share well below the training
+  rows' says that the generator memorised training rows and not holdout rows.
 
 Every search is read from the privacy section's ``ProximitySearches`` (the shared neighbour lists,
 where they exist), so the closeness costs little beyond the section's own searches.
@@ -37,6 +38,7 @@ where they exist), so the closeness costs little beyond the section's own search
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -106,43 +108,62 @@ def holdout_check(
     order = rng.permutation(n_train)
     real_sample = np.sort(order[:m])
     training = np.sort(np.concatenate([order[m:], order[:m]])[: min(n_holdout, n_train)])
-    holdout, synthetic = frames[TEST], frames[SYNTH].iloc[synth]
-    in_synth = copied_rows(holdout, synthetic)
-    in_sample = copied_rows(holdout, frames[TRAIN].iloc[real_sample])
-    only_synth, only_sample = _discordant(holdout, in_synth, in_sample)
-    p_value = _mcnemar(only_synth, only_sample)
-    rate, expected = float(in_synth.mean()), float(in_sample.mean())
+    synthetic = frames[SYNTH].iloc[synth]
+    exact = exact_test(frames[TEST], synthetic, frames[TRAIN].iloc[real_sample])
     every = np.arange(n_holdout)
     assert searches.test_synth is not None and searches.test_train is not None
     return HoldoutCheck(
         holdout_rows=n_holdout,
         sample_rows=m,
         training_rows=len(training),
-        holdout_in_synthetic=rate,
-        holdout_in_real_sample=expected,
+        holdout_in_synthetic=exact.rate,
+        holdout_in_real_sample=exact.expected,
         training_in_synthetic=float(copied_rows(frames[TRAIN].iloc[training], synthetic).mean()),
-        only_synthetic=only_synth,
-        only_real_sample=only_sample,
-        p_value=p_value,
+        only_synthetic=exact.only_synthetic,
+        only_real_sample=exact.only_real_sample,
+        p_value=exact.p_value,
         holdout_closer=_closer(
             searches.test_synth.nearest(every, synth), searches.test_train.nearest(every, real_sample)
         ),
         training_closer=_closer(
             searches.train_synth.nearest(training, synth), searches.train_train.nearest(training, real_sample)
         ),
-        seen=saw_holdout(rate, expected, p_value),
+        seen=exact.seen,
     )
+
+
+class ExactTest(NamedTuple):
+    """Holdout rows repeated verbatim by the synthetic rows and by a real sample of the same size."""
+
+    rate: float  # share of holdout rows with an equal among the synthetic rows
+    expected: float  # the same share for the real sample
+    only_synthetic: int  # distinct holdout rows with an equal among the synthetic rows only
+    only_real_sample: int  # and among the real sample only
+    p_value: float  # one-sided exact McNemar test on those two counts
+
+    @property
+    def seen(self) -> bool:
+        return saw_holdout(self.rate, self.expected, self.p_value)
+
+
+def exact_test(holdout: pd.DataFrame, synthetic: pd.DataFrame, real_sample: pd.DataFrame) -> ExactTest:
+    """The exact comparison of the holdout check on rows as given (same columns in every frame).
+
+    Identical holdout rows share their outcome, so the discordant rows are counted once per
+    distinct holdout row.
+    """
+    in_synth, in_sample = copied_rows(holdout, synthetic), copied_rows(holdout, real_sample)
+    first = ~holdout.duplicated().to_numpy()
+    only_synth = int((in_synth & ~in_sample & first).sum())
+    only_sample = int((in_sample & ~in_synth & first).sum())
+    rate = float(in_synth.mean()) if len(holdout) else 0.0
+    expected = float(in_sample.mean()) if len(holdout) else 0.0
+    return ExactTest(rate, expected, only_synth, only_sample, _mcnemar(only_synth, only_sample))
 
 
 def saw_holdout(rate: float, expected: float, p_value: float) -> bool:
     """Whether holdout rows are repeated clearly beyond chance: significant and a minimum effect."""
     return p_value < LEVEL and rate - expected >= MIN_EXCESS and rate >= MIN_RATIO * expected
-
-
-def _discordant(holdout: pd.DataFrame, in_synth: np.ndarray, in_sample: np.ndarray) -> tuple[int, int]:
-    """Distinct holdout rows equal to a synthetic row only, and to a real-sample row only."""
-    first = ~holdout.duplicated().to_numpy()  # identical holdout rows share their outcome: count once
-    return int((in_synth & ~in_sample & first).sum()), int((in_sample & ~in_synth & first).sum())
 
 
 def _mcnemar(only_synth: int, only_sample: int) -> float:

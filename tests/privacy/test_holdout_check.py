@@ -8,10 +8,12 @@ import pytest
 
 import reportgen as rg
 from reportgen.api import prepare_context
+from reportgen.gates import bars_in_force, evaluate_gates
 from reportgen.headlines import HOLDOUT_SEEN_CAVEAT, headlines
 from reportgen.metrics.privacy import PrivacyResult, compute_privacy
 from reportgen.privacy.holdout_check import saw_holdout
 from reportgen.settings import ReportSettings
+from reportgen.verdict import verdicts
 
 
 def population(n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -126,14 +128,26 @@ def test_a_report_whose_generator_saw_the_holdout_says_so_and_privacy_is_no_pass
     train, test, fresh = real
     # only holdout rows are copied: no training copies, so nothing else in privacy would object
     synth = leaky(fresh, test, 0.1, np.random.default_rng(3))
-    results = rg.report(train, test, synth, tmp_path / "r.html", targets={"table": "label"}, seed=0)
+    bars = {"mia_auc": 0.9, "utility": 10}
+    results = rg.report(
+        train, test, synth, tmp_path / "r.html", targets={"table": "label"}, fail_under=bars, seed=0
+    )
     found = [f for f in results.findings if f.code == "generator_saw_holdout"]
     assert len(found) == 1 and found[0].severity == "error"
     assert "appears to have seen the holdout" in found[0].message
     assert "expected from an independent real sample of the same size" in found[0].message
+    # bars the numbers would pass are not evaluated: a pipeline gating on the attacks stops the release
+    gates = {g.name: g for g in results.gates.gates}
+    assert gates["mia_auc"].status == gates["utility"].status == "not_evaluated"
+    assert "seen the holdout" in gates["mia_auc"].reason and not results.gates.passed
+    # with those bars, privacy and utility fail closed; with the default bars, both are concerns
     status = {v.concern: v for v in results.verdicts}
+    assert status["privacy"].status == status["utility"].status == "fail"
+    assert "seen the holdout" in status["privacy"].why
+    results.gates = evaluate_gates(results, bars_in_force(None))
+    status = {v.concern: v for v in verdicts(results)}
     assert status["privacy"].status == "concern" and "seen the holdout" in status["privacy"].why
-    assert status["utility"].status == "concern"  # TSTR is scored on rows the generator saw
+    assert status["utility"].status == "concern" and "TSTR is scored on holdout rows" in status["utility"].why
     shown = headlines(results)
     assert HOLDOUT_SEEN_CAVEAT in (shown["mia_auc"].caveat or "")
     assert HOLDOUT_SEEN_CAVEAT in (shown["tstr"].caveat or "")
@@ -146,7 +160,8 @@ def test_a_report_whose_generator_saw_the_holdout_says_so_and_privacy_is_no_pass
 
 def test_a_report_of_an_honest_generator_has_no_holdout_alarm(real, tmp_path):
     train, test, fresh = real
-    results = rg.report(train, test, fresh, tmp_path / "r.html", seed=0)
+    results = rg.report(train, test, fresh, tmp_path / "r.html", fail_under={"mia_auc": 0.9}, seed=0)
     assert "generator_saw_holdout" not in {f.code for f in results.findings}
+    assert results.gates.passed
     html = (tmp_path / "r.html").read_text()
     assert "Holdout rows repeated verbatim" in html and "holdout-seen" not in html
