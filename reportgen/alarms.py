@@ -2,8 +2,9 @@
 
 Sections compute; this module reads their results and turns the numbers a reader must not miss
 into findings beside those of the data checks: synthetic rows copied more often than real holdout
-rows repeat a training row, a holdout that overlaps the training data, utility at or below
-chance, and the tables a section could not measure (one finding per reason).
+rows repeat a training row, a holdout that overlaps the training data, a generator that appears to
+have seen the holdout, utility at or below chance, and the tables a section could not measure (one
+finding per reason).
 """
 
 from __future__ import annotations
@@ -28,9 +29,15 @@ def section_alarms(results: ReportResults) -> list[Finding]:
     shared = results.tables_with_training_holdout()
     split = results.run.reference_split
     copies_between_parts = split.copies if split is not None else {}
-    copies = _copy_alarms(results.computed("privacy"), shared, copies_between_parts)
+    privacy = results.computed("privacy")
+    copies = _copy_alarms(privacy, shared, copies_between_parts)
     flattered = _flattered_utility(copies, results.computed("utility")) if split is not None else []
-    return copies + flattered + _utility_alarms(results.computed("utility"))
+    return (
+        copies
+        + flattered
+        + _holdout_seen_alarms(privacy, shared)
+        + _utility_alarms(results.computed("utility"))
+    )
 
 
 def by_severity(findings: list[Finding]) -> list[Finding]:
@@ -125,6 +132,40 @@ def _flattered_utility(copy_alarms: list[Finding], utility: Any) -> list[Finding
         for alarm in copy_alarms
         if alarm.code == "exact_copies_above_reference" and alarm.table in targets
     ]
+
+
+def _holdout_seen_alarms(privacy: Any, shared: set[str]) -> list[Finding]:
+    """An error per table (or view) whose synthetic data repeats holdout rows clearly beyond chance.
+
+    Tables whose holdout is their training data (a lookup table copied to both sides) are left out:
+    a finding of their own says so.
+    """
+    if privacy is None:
+        return []
+    return [
+        Finding(
+            severity="error",
+            code="generator_saw_holdout",
+            table=t.table,
+            message=_holdout_seen_message(check),
+        )
+        for t in privacy.tables
+        if (check := t.holdout_check) is not None
+        and check.seen
+        and t.table.removesuffix(ENTITY_SUFFIX) not in shared
+    ]
+
+
+def _holdout_seen_message(check: Any) -> str:
+    """What a holdout check that found the holdout seen means, in plain words, with its numbers."""
+    return (
+        f"The generator appears to have seen the holdout: {check.holdout_in_synthetic:.1%} of the holdout "
+        "rows appear verbatim in the synthetic data, against "
+        f"{check.holdout_in_real_sample:.1%} expected from an independent real sample of the same size "
+        f"(training rows: {check.training_in_synthetic:.1%}). The membership attacks, the singling-out, "
+        "linkability and inference risks and TSTR treat the holdout as rows the generator never saw, so "
+        "they are unreliable and too kind here. Keep the holdout apart before fitting the generator."
+    )
 
 
 def _utility_alarms(utility: Any) -> list[Finding]:

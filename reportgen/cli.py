@@ -432,7 +432,7 @@ def _run_privacy(args: argparse.Namespace) -> int:
         risk_secrets=tuple(args.secret) if args.secret is not None else None,
     )
     with prepared(train, test, synth, settings, schema=schema) as ctx:
-        privacy = privacy_outcomes(ctx, with_max_similarity=False)
+        privacy = privacy_outcomes(ctx, section=False)
         attacks = membership_outcomes(ctx) if test is not None else {}
         risks = risk_outcomes(ctx) if test is not None else {}
     stats = {n: o.proximity for n, o in privacy.items() if not isinstance(o, str) and o.proximity is not None}

@@ -6,9 +6,10 @@ lower is better (``exact_copies``, ``mia_tpr_at_1pct_fpr``, ``singling_out``, ``
 ``inference`` as shares from 0 to 1, ``mia_auc`` and ``epsilon_lower`` as plain numbers). ``BARS``
 states each bar's direction and range; a number equal to its bar passes. Gates fail closed: a bar
 whose number could not be computed (its section did not run, no table was large enough, no holdout
-or target) is "not evaluated" and fails the release with the reason, unless the user opts out
-(``report(allow_not_evaluated=True)``, ``--allow-not-evaluated``). One bar is always in force: a
-training table without synthetic data fails the release.
+or target), or whose number would pass but is unreliable (an attack or utility number when the
+generator appears to have seen the holdout), is "not evaluated" and fails the release with the
+reason, unless the user opts out (``report(allow_not_evaluated=True)``, ``--allow-not-evaluated``).
+One bar is always in force: a training table without synthetic data fails the release.
 
 Bars come from ``DEFAULT_BARS``, overridden by the user (``report(fail_under={...})``, a config
 file, or ``--fail-under name=value`` on the command line).
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from reportgen.errors import InvalidParameterError
-from reportgen.headlines import headlines, too_few_rows
+from reportgen.headlines import Headline, headlines, too_few_rows
 from reportgen.results import GateResult, GatesResult, ReportResults
 
 
@@ -96,16 +97,13 @@ def evaluate_gates(
         headline = found.get(name)
         spec = BARS[name]
         value = headline.value if headline else None
-        status: Literal["pass", "fail", "not_evaluated"] = (
-            "not_evaluated" if value is None else "pass" if spec.passes(value, bar) else "fail"
-        )
         gates.append(
             GateResult(
                 name=name,
                 label=headline.label if headline else _LABELS.get(name, name),
                 bar=bar,
                 value=value,
-                status=status,
+                status=_status(headline, spec, bar),
                 higher_is_better=spec.higher_is_better,
                 unit=spec.unit,
                 reason=_why_missing(results, name) if headline is None else headline.caveat,
@@ -113,6 +111,15 @@ def evaluate_gates(
         )
     gates += _completeness_gates(results)
     return GatesResult(gates=gates, allow_not_evaluated=allow_not_evaluated)
+
+
+def _status(headline: Headline | None, spec: Bar, bar: float) -> Literal["pass", "fail", "not_evaluated"]:
+    """Fail when the number is worse than its bar; not evaluated when missing, or passing but unreliable."""
+    if headline is None:
+        return "not_evaluated"
+    if not spec.passes(headline.value, bar):
+        return "fail"
+    return "not_evaluated" if headline.unreliable else "pass"
 
 
 _SECTION_OF = {

@@ -45,6 +45,10 @@ ATTACK_HEADLINES = (
 # which rest on the target's table; the others compare training with synthetic rows.
 _WITH_HOLDOUT = set(ATTACK_HEADLINES)
 _UTILITY = {"tstr", "utility", "sra"}
+HOLDOUT_SEEN_CAVEAT = (
+    "unreliable: the generator appears to have seen the holdout, which this number treats as unseen rows "
+    "(see the findings)"
+)
 
 
 class Headline(BaseModel):
@@ -65,6 +69,7 @@ class Headline(BaseModel):
     reference_withheld: str | None = None  # why a reference is not shown although a holdout was given
     interval: tuple[float, float] | None = None  # its 95% interval, where the number has one
     interval_label: str | None = None  # what kind of interval it is, in words (None: "95% interval")
+    unreliable: bool = False  # its premise failed (a holdout the generator saw): a bar on it cannot pass
 
 
 def _section(results: ReportResults, name: str) -> Any | None:
@@ -535,6 +540,8 @@ def headlines(results: ReportResults) -> dict[str, Headline]:
     Headlines computed on too few rows are caveated or withheld (``MIN_ROWS_CAVEAT``,
     ``MIN_ROWS_SHOWN``). A reference drawn on a table whose holdout is its training data (a lookup
     table copied to both sides by a split) is withheld with the reason: it would be trivially perfect.
+    When the generator appears to have seen the holdout, the headlines that treat the holdout as
+    unseen rows (the attacks, utility) say that they are unreliable, and a bar on them cannot pass.
     """
     shared = results.tables_with_training_holdout()
     sources = _reference_tables(results)
@@ -547,6 +554,10 @@ def headlines(results: ReportResults) -> dict[str, Headline]:
             size = f"computed on only {_rows(rows)} ({MIN_ROWS_CAVEAT} or more make a stable number)"
             headline.caveat = size if headline.caveat is None else f"{headline.caveat}; {size}"
         found[headline.name] = _withheld_if_shared(headline, sources.get(headline.name, []), shared)
+    if any(f.code == "generator_saw_holdout" for f in results.findings):
+        for name in found.keys() & (_WITH_HOLDOUT | _UTILITY):
+            found[name].caveat = "; ".join(filter(None, [found[name].caveat, HOLDOUT_SEEN_CAVEAT]))
+            found[name].unreliable = True
     return found
 
 

@@ -63,6 +63,7 @@ CONCERN_OF: dict[str, Concern] = {
 FINDING_CONCERN: dict[str, Concern] = {
     "exact_copies_above_reference": "privacy",
     "holdout_overlaps_training": "privacy",
+    "generator_saw_holdout": "privacy",
     "privacy_not_measured": "privacy",
     "tstr_at_chance": "utility",
     "synthetic_target_unlearnable": "utility",
@@ -73,6 +74,16 @@ FINDING_CONCERN: dict[str, Concern] = {
     "synthetic_orphans": "fidelity",
     "synthetic_duplicate_primary_keys": "fidelity",
     "synthetic_missing_primary_keys": "fidelity",
+}
+# Findings that weigh on a second concern where that concern measured something, with what they mean
+# for it: TSTR is scored on the holdout, so a holdout the generator saw flatters utility too.
+ALSO_CONCERNS: dict[str, dict[Concern, str]] = {
+    "generator_saw_holdout": {
+        "utility": (
+            "TSTR is scored on holdout rows that the generator appears to have seen (see the privacy "
+            "verdict), so it is unreliable and too kind."
+        )
+    }
 }
 
 
@@ -88,9 +99,16 @@ def _verdict(concern: Concern, results: ReportResults, found: dict[str, Headline
     if stopping:
         return ConcernVerdict(concern=concern, status="fail", why=_gatesentence(stopping[0]))
     alarms = [f for f in _alarms(results.findings) if FINDING_CONCERN.get(f.code) == concern]
+    also = [
+        ALSO_CONCERNS[f.code][concern]
+        for f in _alarms(results.findings)
+        if concern in ALSO_CONCERNS.get(f.code, {})
+    ]
     worse = sorted((h for h in mine if _clearly_worse(h)), key=_gap, reverse=True)
     if alarms:
         return ConcernVerdict(concern=concern, status="concern", why=_findingsentence(alarms[0]))
+    if also and mine:
+        return ConcernVerdict(concern=concern, status="concern", why=also[0])
     if worse:
         why = _headlinesentence(worse[0], len(worse), _real(results))
         return ConcernVerdict(concern=concern, status="concern", why=why)

@@ -53,6 +53,7 @@ HEADINGS = [
     "Membership inference attacks",
     "Singling out, linkability and inference",
     "Release bars and fingerprints",
+    "Did the generator see the holdout?",
     "References",
 ]
 
@@ -335,7 +336,15 @@ def test_the_constants_written_out_match_the_code(default_run):
     )
     from reportgen.metrics import membership as metrics_membership
     from reportgen.metrics.utility_models import FAMILIES
-    from reportgen.privacy import alpha_beta, intervals, membership, one_class, proximity, risks
+    from reportgen.privacy import (
+        alpha_beta,
+        holdout_check,
+        intervals,
+        membership,
+        one_class,
+        proximity,
+        risks,
+    )
     from reportgen.render import distribution_figures, wide
 
     text = text_of(render("appendix.html.j2", default_run))
@@ -416,6 +425,10 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"within {risks.TOLERANCE} {TIMES} the training data's 1st{DASH}99th percentile range",
         f"Secrets: every column, or {risks.MAX_SECRETS} drawn at random",
         f"at least {risks.MIN_TARGETS} training, holdout and synthetic rows",
+        f"p < {holdout_check.LEVEL:.1%} and",
+        f"≥ {100 * holdout_check.MIN_EXCESS:g} percentage point and",
+        f"≥ {holdout_check.MIN_RATIO:g} {TIMES} c(H, T2)",
+        f"at least {100 * holdout_check.MIN_EXCESS:g} percentage point and {holdout_check.MIN_RATIO:g} times the real",
     ]
     for phrase in expected:
         assert phrase in text, phrase

@@ -2,7 +2,9 @@
 
 METRICS.md sections 6, 7 and 10, per table (keys dropped) and, for a parent table with children, per
 entity-level view (each parent row with aggregates of its children), so that copying a whole
-customer with their orders shows even when no single table does.
+customer with their orders shows even when no single table does. With a holdout, each table and
+view also gets the holdout check (``reportgen.privacy.holdout_check``): whether the synthetic data
+repeats holdout rows beyond chance, that is, whether the generator appears to have seen the holdout.
 
 ``compute_privacy_stats`` is the public function behind the section: ``report()`` calls the same
 per-table code with the same seeded streams, so the two agree on the same inputs and seed.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
+import pandas as pd
 from pydantic import BaseModel, Field
 
 from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext
@@ -22,6 +25,7 @@ from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import measured_and_skipped
 from reportgen.params import Interval, NoneValue, validate_params
 from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
+from reportgen.privacy.holdout_check import HoldoutCheck, holdout_check
 from reportgen.privacy.proximity import (
     NearestNeighbourDistances,
     PrivacyStats,
@@ -51,6 +55,9 @@ class TablePrivacy(BaseModel):
     )
     proximity_reason: str | None = Field(default=None, description="Why the proximity ratios are absent.")
     max_similarity: MaxSimilarityStats | None = None
+    holdout_check: HoldoutCheck | None = Field(
+        default=None, description="Holdout rows the synthetic data repeats, against chance (needs a holdout)."
+    )
 
 
 class PrivacyResult(SectionResult):
@@ -88,6 +95,11 @@ class PrivacyResult(SectionResult):
         description="Lookup tables the synthetic data copies whole: shown, not in the exact-copies headline.",
     )
     skipped: dict[str, str] = Field(default_factory=dict, description="Tables not measured, and why.")
+    holdout_check: HoldoutCheck | None = Field(
+        default=None,
+        description="The holdout check of the table or view that repeats holdout rows most beyond chance.",
+    )
+    holdout_check_table: str | None = Field(default=None, description="The table (or view) it comes from.")
 
 
 def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
@@ -103,6 +115,8 @@ def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
     lookups = _copied_lookup_tables(ctx, measured)
     counted = [t for t in measured if t.table not in lookups] or measured
     most_copied = max(counted, key=lambda t: (t.distances.exact_copies, t.table))
+    checked = [t for t in measured if t.holdout_check is not None]
+    most_seen = max(checked, key=_seen_order, default=None)
     return PrivacyResult(
         section="privacy",
         tables=measured,
@@ -116,7 +130,15 @@ def compute_privacy(ctx: EvaluationContext) -> PrivacyResult:
         weakest_table=weakest,
         copied_lookup_tables=lookups,
         skipped=skipped,
+        holdout_check=None if most_seen is None else most_seen.holdout_check,
+        holdout_check_table=None if most_seen is None else most_seen.table,
     )
+
+
+def _seen_order(t: TablePrivacy) -> tuple[bool, float, str]:
+    """Flagged checks first, then the largest excess over the real sample's rate."""
+    assert t.holdout_check is not None
+    return t.holdout_check.seen, t.holdout_check.excess, t.table
 
 
 def _copied_lookup_tables(ctx: EvaluationContext, measured: list[TablePrivacy]) -> list[str]:
@@ -183,7 +205,7 @@ def compute_privacy_stats(
         privacy_repeats=n_repeats,
     )
     with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
-        outcomes = privacy_outcomes(ctx, with_max_similarity=False)
+        outcomes = privacy_outcomes(ctx, section=False)
     return {
         name: o.proximity
         for name, o in outcomes.items()
@@ -191,24 +213,25 @@ def compute_privacy_stats(
     }
 
 
-def privacy_outcomes(
-    ctx: EvaluationContext, *, with_max_similarity: bool = True
-) -> dict[str, TablePrivacy | str]:
+def privacy_outcomes(ctx: EvaluationContext, *, section: bool = True) -> dict[str, TablePrivacy | str]:
     """Every table's and entity view's privacy statistics, or why it cannot be measured.
 
     A measured view whose proximity ratios could not be computed (too few rows) says why in
-    ``proximity_reason``.
+    ``proximity_reason``; ``section`` is ``_view_privacy``'s.
     """
     return {
-        name: _view_privacy(ctx, name, view, with_max_similarity=with_max_similarity)
-        for name, view in ctx.distance_views().items()
+        name: _view_privacy(ctx, name, view, section=section) for name, view in ctx.distance_views().items()
     }
 
 
 def _view_privacy(
-    ctx: EvaluationContext, name: str, view: DistanceView, *, with_max_similarity: bool = True
+    ctx: EvaluationContext, name: str, view: DistanceView, *, section: bool = True
 ) -> TablePrivacy | str:
-    """The privacy statistics of one table or entity view, or why it cannot be measured."""
+    """The privacy statistics of one table or entity view, or why it cannot be measured.
+
+    ``section=False`` leaves out what only the report's section shows (maximum similarity, the
+    holdout check): ``compute_privacy_stats`` returns the proximity ratios alone.
+    """
     if view.space.n_features == 0:
         return NO_COMPARED_COLUMNS
     rows = {TRAIN: view.rows.train, SYNTH: view.rows.synth, TEST: view.rows.test}
@@ -216,20 +239,10 @@ def _view_privacy(
     if min(sizes.values()) < 2:  # nearest neighbours within each side need two rows
         counts = ", ".join(f"{n:,} {role}" for role, n in sizes.items())
         return f"too few rows ({counts}) for any distance; each side needs at least 2"
-    return _privacy(ctx, name, view, with_max_similarity)
+    return _privacy(ctx, name, view, section)
 
 
-def _distances(
-    ctx: EvaluationContext, name: str, view: DistanceView, searches: ProximitySearches | None
-) -> NearestNeighbourDistances:
-    ctx.progress(f"{name}: nearest-neighbour distances and exact copies")
-    frames = {role: f[view.columns] for role, f in view.frames.items()}
-    return nearest_neighbour_distances(view.rows, ctx.rng(f"nn:{name}"), frames=frames, searches=searches)
-
-
-def _privacy(
-    ctx: EvaluationContext, name: str, view: DistanceView, with_max_similarity: bool
-) -> TablePrivacy:
+def _privacy(ctx: EvaluationContext, name: str, view: DistanceView, section: bool) -> TablePrivacy:
     settings = ctx.settings
     rows = view.rows
     proximity, reason, searches = None, None, None
@@ -251,8 +264,10 @@ def _privacy(
             n_repeats=settings.privacy_repeats,
             searches=searches,
         )
+    searches = searches or ProximitySearches.direct(rows)
+    frames = {role: f[view.columns] for role, f in view.frames.items()}
     max_similarity = None
-    if with_max_similarity and min(len(rows.train), len(rows.synth)) >= 2:  # the test's minimum
+    if section and min(len(rows.train), len(rows.synth)) >= 2:  # the test's minimum
         ctx.progress(f"{name}: maximum similarity")
         gower = GowerSpace.fit(view.frames[TRAIN], view.kinds, max_levels=settings.max_encoded_levels)
         max_similarity = max_similarity_stats(
@@ -267,8 +282,34 @@ def _privacy(
         columns=view.columns,
         rows={role: len(x) for role, x in (("training", rows.train), ("synthetic", rows.synth))}
         | ({} if rows.test is None else {"holdout": len(rows.test)}),
-        distances=_distances(ctx, name, view, searches),
+        distances=_distances(ctx, name, view, frames, searches),
         proximity=proximity,
         proximity_reason=reason,
         max_similarity=max_similarity,
+        holdout_check=_holdout_check(ctx, name, view, frames, searches) if section else None,
     )
+
+
+def _distances(
+    ctx: EvaluationContext,
+    name: str,
+    view: DistanceView,
+    frames: dict[str, pd.DataFrame],
+    searches: ProximitySearches,
+) -> NearestNeighbourDistances:
+    ctx.progress(f"{name}: nearest-neighbour distances and exact copies")
+    return nearest_neighbour_distances(view.rows, ctx.rng(f"nn:{name}"), frames=frames, searches=searches)
+
+
+def _holdout_check(
+    ctx: EvaluationContext,
+    name: str,
+    view: DistanceView,
+    frames: dict[str, pd.DataFrame],
+    searches: ProximitySearches,
+) -> HoldoutCheck | None:
+    """Whether the synthetic data repeats holdout rows beyond chance (None without a holdout)."""
+    if view.rows.test is None:
+        return None
+    ctx.progress(f"{name}: holdout rows in the synthetic data")
+    return holdout_check(view.rows, frames, ctx.rng(f"holdout-check:{name}"), searches)

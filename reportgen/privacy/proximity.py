@@ -132,25 +132,30 @@ def nearest_neighbour_distances(
 
 
 def copy_share(rows: pd.DataFrame, reference: pd.DataFrame) -> float:
-    """Share of ``rows`` equal to some row of ``reference`` on every column (missing equals missing).
+    """Share of ``rows`` equal to some row of ``reference`` on every column (missing equals missing)."""
+    return float(copied_rows(rows, reference).mean()) if len(rows) else 0.0
+
+
+def copied_rows(rows: pd.DataFrame, reference: pd.DataFrame) -> np.ndarray:
+    """Whether each row of ``rows`` equals some row of ``reference`` on every column (missing equals missing).
 
     Hashed and streamed, so memory grows with the rows, never with rows x reference: each row's
     values become one 64-bit hash (``pandas.util.hash_pandas_object``), the reference's hashes are
     sorted once, and ``rows`` are looked up by binary search ``COPY_CHUNK_ROWS`` at a time. A hash
     match counts only once the values themselves are found equal, so a collision is never a copy.
     """
-    if len(rows) == 0:
-        return 0.0
+    found = np.zeros(len(rows), dtype=bool)
+    if len(rows) == 0 or len(reference) == 0:
+        return found
     hashes = _row_hashes(reference)
     order = np.argsort(hashes, kind="stable")
     known = hashes[order]
-    copies = 0
     for start in range(0, len(rows), COPY_CHUNK_ROWS):
         chunk = rows.iloc[start : start + COPY_CHUNK_ROWS]
         query = _row_hashes(chunk)
         low, high = np.searchsorted(known, query, "left"), np.searchsorted(known, query, "right")
-        copies += _confirmed(chunk, reference, order, low, high)
-    return copies / len(rows)
+        found[start : start + len(chunk)] = _confirmed(chunk, reference, order, low, high)
+    return found
 
 
 def _row_hashes(frame: pd.DataFrame) -> np.ndarray:
@@ -167,17 +172,18 @@ def _row_hashes(frame: pd.DataFrame) -> np.ndarray:
 
 def _confirmed(
     chunk: pd.DataFrame, reference: pd.DataFrame, order: np.ndarray, low: np.ndarray, high: np.ndarray
-) -> int:
-    """How many rows of ``chunk`` equal a reference row of the same hash (``order[low:high]``).
+) -> np.ndarray:
+    """Which rows of ``chunk`` equal a reference row of the same hash (``order[low:high]``).
 
     Compares each row with the first reference row of its hash, then, for the few that differ (a
     collision), with the next one, and so on.
     """
+    found = np.zeros(len(chunk), dtype=bool)
     pending = np.flatnonzero(high > low)
-    found, offset = 0, 0
+    offset = 0
     while len(pending):
         same = _equal_rows(chunk.iloc[pending], reference.iloc[order[low[pending] + offset]])
-        found += int(same.sum())
+        found[pending[same]] = True
         offset += 1
         pending = pending[~same & (low[pending] + offset < high[pending])]
     return found

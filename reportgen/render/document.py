@@ -93,7 +93,7 @@ def _render_section(env, section: Section, results: ReportResults) -> RenderedSe
     if section.figures is not None:
         figures = {name: to_data_uri(fig) for name, fig in section.figures(result).items()}
     html = env.get_template(section.template).render(
-        result=result, figures=figures, run=results.run, title=section.title
+        result=result, figures=figures, run=results.run, title=section.title, findings=results.findings
     )
     return RenderedSection(section.name, section.title, Markup(html))
 
