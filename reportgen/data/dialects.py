@@ -85,7 +85,7 @@ def _translated(query: str, dialect: str) -> str:
     return tree.transform(lambda node: _hooked(node, dialect)).sql(dialect=dialect)
 
 
-def _hooked(node: object, dialect: str) -> object:
+def _hooked(node: Any, dialect: str) -> Any:
     """``node`` itself, or its engine's form where it is one of the hooked expressions."""
     import sqlglot
     from sqlglot import exp
