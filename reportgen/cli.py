@@ -286,6 +286,37 @@ def _add_in_place(parser: argparse.ArgumentParser) -> None:
         ),
     )
 
+    parser.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=(
+            "a setting of the Spark session for spark:// and sc:// inputs (repeatable), e.g. "
+            "spark.executor.memory=4g; inputs such as spark://local[2]/lake/train/ (a Parquet folder), "
+            "spark://yarn/sales (a database's tables) or sc://host:15002/main.sales (Spark Connect)"
+        ),
+    )
+
+
+def _with_spark_conf(given: str | None, settings: Sequence[str]) -> str | None:
+    """A ``spark://`` or ``sc://`` input with ``--spark-conf`` settings added to its query."""
+    from urllib.parse import quote as escape
+
+    from reportgen.data.spark import is_spark_url
+
+    if not given or not settings or not is_spark_url(given):
+        return given
+    pairs = []
+    for text in settings:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise InvalidParameterError(
+                f"--spark-conf {text!r}: expected KEY=VALUE, e.g. spark.executor.memory=4g."
+            )
+        pairs.append(f"{escape(key.strip())}={escape(value.strip())}")
+    return given + ("&" if "?" in given else "?") + "&".join(pairs)
+
 
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress display")
@@ -358,6 +389,9 @@ def _inputs(args: argparse.Namespace, schema: Schema | None) -> tuple[Any, Any, 
     from reportgen.data.sources import open_source
 
     holdout = getattr(args, "test", None)  # audit has no holdout
+    if args.spark_conf:
+        args.train, args.synth = (_with_spark_conf(p, args.spark_conf) for p in (args.train, args.synth))
+        holdout = _with_spark_conf(holdout, args.spark_conf)
     if in_place(args):
         with open_source(args.train, schema) as source:
             tables = list(source.relations)

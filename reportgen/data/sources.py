@@ -333,6 +333,9 @@ def reaches(host: Source, other: Source) -> bool:
     """
     if host.engine is other.engine:
         return True
+    session = getattr(host.engine, "session", None)
+    if session is not None:  # Spark: every table of one session meets in one query
+        return session is getattr(other.engine, "session", None)
     if isinstance(host.engine, DuckDBEngine):
         return isinstance(other.engine, DuckDBEngine) and bool(other.files)
     if isinstance(host.engine, SQLAlchemyEngine) and isinstance(other.engine, SQLAlchemyEngine):
@@ -406,9 +409,26 @@ def frames(
     return Source(engine, relations, schema, "DataFrames in memory")
 
 
+def spark(session: Any, tables: Mapping[str, Any] | Sequence[str], *, schema: SchemaSource = None) -> Source:
+    """Tables of a ``SparkSession`` (classic or Connect): ``{"name": "catalog.schema.table" or a DataFrame}``.
+
+    Needs pyspark (``pip install "reportgen[spark]"``); ``reportgen.data.spark`` says how it runs.
+    """
+    from reportgen.data.spark import spark as spark_source
+
+    return spark_source(session, tables, schema=schema)
+
+
 def open_source(text: PathLike, schema: SchemaSource = None) -> Source:
-    """A source from a command-line argument: a URL, a ``.duckdb`` file, a Parquet or CSV path."""
+    """A source from a command-line argument: a URL, a ``.duckdb`` file, a Parquet or CSV path.
+
+    ``spark://`` and ``sc://`` URLs are Spark sources (``reportgen.data.spark.open_spark_url``).
+    """
     value = os.fspath(text)
+    if value.split("://", 1)[0].lower() in ("spark", "sc"):
+        from reportgen.data.spark import open_spark_url
+
+        return open_spark_url(value, schema)
     if "://" in value:
         return sql(value, schema=schema)
     path = Path(value)
@@ -421,11 +441,11 @@ def is_lake_input(text: PathLike) -> bool:
     """Whether a command-line input is read in place: Parquet files or folders, or DuckDB files.
 
     CSV folders and database URLs keep the in-memory loader unless asked (``--in-engine``), so
-    their reports do not change; Parquet and DuckDB inputs, the large ones, always stay in place.
+    their reports do not change; Parquet, DuckDB and Spark inputs, the large ones, always stay in place.
     """
     value = os.fspath(text)
     if "://" in value:
-        return False
+        return value.split("://", 1)[0].lower() in ("spark", "sc")
     path = Path(value)
     if path.suffix.lower() in (".duckdb", ".ddb", ".parquet"):
         return True
