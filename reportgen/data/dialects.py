@@ -4,9 +4,10 @@ Every statement of ``reportgen.data.lake`` and ``reportgen.data.lake_sample`` is
 DuckDB's SQL (which runs as written on the embedded default, with no translation and no cost).
 Another engine gets the statement parsed by SQLGlot and written in its dialect (quoting with
 backticks on Spark, ``STRING`` for ``VARCHAR``, ``GREATEST_IGNORE_NULLS`` on Snowflake...), and
-SQLGlot's output is cached per statement. Three things no translation can serve; the definitions
+SQLGlot's output is cached per statement. A few things no translation can serve; the definitions
 write them in DuckDB's form and each engine's hook replaces them in the parsed statement:
 
+- ``isnan(<double>)`` where the engine has no such function (PostgreSQL, Snowflake: ``= 'NaN'``);
 - ``epoch_ns(<timestamp>)``: a datetime as integer nanoseconds since 1970-01-01 UTC (naive = UTC);
 - ``CAST('0x' || <8 hex digits> AS BIGINT)``: hexadecimal text as an integer in [0, 2**32);
 - the canonical text of a double (``reportgen.data.lake.canonical_text_sql``) needs no hook: it is
@@ -46,6 +47,10 @@ EPOCH_NS = {
     "bigquery": "UNIX_MICROS(TIMESTAMP({0})) * 1000",
     "trino": "CAST(ROUND(TO_UNIXTIME({0}) * 1000000) AS BIGINT) * 1000",
     "athena": "CAST(ROUND(TO_UNIXTIME({0}) * 1000000) AS BIGINT) * 1000",
+}
+IS_NAN = {  # where SQLGlot's translation of DuckDB's isnan does not exist in the engine
+    "postgres": "({0} = CAST('NaN' AS DOUBLE PRECISION))",
+    "snowflake": "({0} = CAST('NaN' AS DOUBLE))",
 }
 HEX_TO_BIGINT = {
     "postgres": "CAST(CAST('x' || {0} AS BIT(32)) AS BIGINT)",
@@ -92,7 +97,9 @@ def _hooked(node: Any, dialect: str) -> Any:
 
     template: str | None = None
     argument: Any = None
-    if isinstance(node, exp.Anonymous) and node.name.lower() == "epoch_ns":
+    if isinstance(node, exp.IsNan) and dialect in IS_NAN:
+        template, argument = IS_NAN[dialect], node.this
+    elif isinstance(node, exp.Anonymous) and node.name.lower() == "epoch_ns":
         template, argument = EPOCH_NS[dialect], node.expressions[0]
     elif (
         isinstance(node, exp.Cast)

@@ -81,8 +81,13 @@ def literal(value: Any, where: str) -> str:
 
 
 def _is_missing_number(x: str) -> str:
-    specials = ", ".join(f"CAST('{v}' AS {_DOUBLE})" for v in ("NaN", "Infinity", "-Infinity"))
-    return f"({x} IS NULL OR {x} IN ({specials}))"
+    """SQL that a double is NULL, NaN or infinite.
+
+    NaN by ``isnan``: DuckDB answers ``x = 'NaN'`` from Parquet statistics, which leave NaN out, so
+    a column whose statistics are finite would never equal NaN there.
+    """
+    infinities = ", ".join(f"CAST('{v}' AS {_DOUBLE})" for v in ("Infinity", "-Infinity"))
+    return f"({x} IS NULL OR isnan({x}) OR {x} IN ({infinities}))"
 
 
 def epoch_ns(expression: str) -> str:
@@ -308,13 +313,14 @@ def ks_sql(source: Source, column: str, kind: ColumnKind) -> str:
         for r, relation in enumerate(source.relations.values())
     )
     counts = ", ".join(f"COUNT(CASE WHEN r = {r} THEN 1 END) AS n{r}" for r in range(n_roles))
-    sums = ", ".join(f"SUM(n{r}) OVER w AS c{r}, SUM(n{r}) OVER () AS t{r}" for r in range(n_roles))
+    running = "OVER (ORDER BY v ROWS UNBOUNDED PRECEDING)"
+    sums = ", ".join(f"SUM(n{r}) {running} AS c{r}, SUM(n{r}) OVER () AS t{r}" for r in range(n_roles))
     gaps = [f"MAX(ABS(c0 * t{r} - c{r} * t0)) AS gap{r}" for r in range(1, n_roles)]
     totals = [f"MAX(t{r}) AS t{r}" for r in range(n_roles)]
     return (
         f"WITH present AS ({present}), "
         f"tallies AS (SELECT v, {counts} FROM present GROUP BY v), "
-        f"ecdfs AS (SELECT {sums} FROM tallies WINDOW w AS (ORDER BY v ROWS UNBOUNDED PRECEDING)) "
+        f"ecdfs AS (SELECT {sums} FROM tallies) "
         f"SELECT {', '.join(gaps + totals)} FROM ecdfs"
     )
 
@@ -352,19 +358,20 @@ def ks_scaled_sql(source: Source, column: str, kind: ColumnKind) -> str:
     )
     roles = range(n_roles)
     counts = ", ".join(f"COUNT(CASE WHEN r = {r} THEN 1 END) AS n{r}" for r in roles)
-    inner = ", ".join(f"SUM(n{r}) OVER w AS i{r}" for r in roles)
+    within = "OVER (PARTITION BY b ORDER BY v ROWS UNBOUNDED PRECEDING)"
+    inner = ", ".join(f"SUM(n{r}) {within} AS i{r}" for r in roles)
     totals = ", ".join(f"SUM(n{r}) AS s{r}" for r in roles)
-    offsets = ", ".join(f"SUM(s{r}) OVER o - s{r} AS o{r}, SUM(s{r}) OVER () AS t{r}" for r in roles)
+    before = "OVER (ORDER BY b ROWS UNBOUNDED PRECEDING)"
+    offsets = ", ".join(f"SUM(s{r}) {before} - s{r} AS o{r}, SUM(s{r}) OVER () AS t{r}" for r in roles)
     cumulative = ", ".join(f"i.i{r} + o.o{r} AS c{r}, o.t{r} AS t{r}" for r in roles)
     gaps = [f"MAX(ABS(c0 * t{r} - c{r} * t0)) AS gap{r}" for r in range(1, n_roles)]
     return (
         f"WITH present AS ({present}), "
         f"tallies AS (SELECT v, {counts} FROM present GROUP BY v), "
         f"blocked AS (SELECT {block_sql('v')} AS b, tallies.* FROM tallies), "
-        f"inner_sums AS (SELECT b, {inner} FROM blocked "
-        "WINDOW w AS (PARTITION BY b ORDER BY v ROWS UNBOUNDED PRECEDING)), "
+        f"inner_sums AS (SELECT b, {inner} FROM blocked), "
         f"blocks AS (SELECT b, {totals} FROM blocked GROUP BY b), "
-        f"offsets AS (SELECT b, {offsets} FROM blocks WINDOW o AS (ORDER BY b ROWS UNBOUNDED PRECEDING)), "
+        f"offsets AS (SELECT b, {offsets} FROM blocks), "
         f"ecdfs AS (SELECT {cumulative} FROM inner_sums AS i JOIN offsets AS o ON i.b = o.b) "
         f"SELECT {', '.join(gaps + [f'MAX(t{r}) AS t{r}' for r in roles])} FROM ecdfs"
     )
@@ -419,6 +426,7 @@ def double_text_sql(expression: str) -> str:
     ``|x| = m * 2**e`` and ``m`` the 53-bit integer significand; "nan", "inf" and "-inf". The
     exponent comes from ``LN`` (off by at most one) and is corrected on the scaled value; scaling by
     powers of two is exact, done in two steps so that neither overflows for the tiniest subnormals.
+    ``FLOOR`` is asked only below 2**53: Spark's returns a 64-bit integer, which overflows above.
     """
     x = f"CAST({expression} AS {_DOUBLE})"
     a = f"ABS({x})"
@@ -427,11 +435,14 @@ def double_text_sql(expression: str) -> str:
         f"CASE WHEN {x} < 0 THEN '-' ELSE '' END || CAST(CAST({m} AS BIGINT) AS VARCHAR) || 'p' || "
         f"CAST(CAST({e} AS BIGINT) AS VARCHAR)"
     )
-    specials = {"NaN": "nan", "Infinity": "inf", "-Infinity": "-inf"}
-    whens = " ".join(f"WHEN {x} IN (CAST('{v}' AS {_DOUBLE})) THEN '{t}'" for v, t in specials.items())
+    specials = {"Infinity": "inf", "-Infinity": "-inf"}
+    whens = f"WHEN isnan({x}) THEN 'nan' " + " ".join(
+        f"WHEN {x} IN (CAST('{v}' AS {_DOUBLE})) THEN '{t}'" for v, t in specials.items()
+    )
     return (
         f"CASE WHEN {x} IS NULL THEN NULL {whens} "
-        f"WHEN {x} = FLOOR({x}) AND {a} < {_TWO_53} THEN CAST(CAST({x} AS BIGINT) AS VARCHAR) "
+        f"WHEN CASE WHEN {a} < {_TWO_53} THEN {x} = FLOOR({x}) ELSE FALSE END "
+        f"THEN CAST(CAST({x} AS BIGINT) AS VARCHAR) "
         f"ELSE {exact} END"
     )
 
@@ -449,7 +460,7 @@ def binary_sql(a: str) -> tuple[str, str]:
     half = f"FLOOR((52 - {e0}) / 2)"
     scaled = f"(({a} * POWER(2, {half})) * POWER(2, 52 - {e0} - {half}))"
     high, low = f"{scaled} >= {_TWO_53}", f"{scaled} < {_TWO_52}"
-    m = f"CASE WHEN {high} THEN {scaled} / 2 WHEN {low} THEN {scaled} * 2 ELSE {scaled} END"
+    m = f"{scaled} * CASE WHEN {high} THEN 0.5 WHEN {low} THEN 2 ELSE 1 END"
     e = f"{e0} - 52 + CASE WHEN {high} THEN 1 WHEN {low} THEN -1 ELSE 0 END"
     return m, e
 
@@ -458,7 +469,7 @@ def digest_text_sql(column: str, kind: ColumnKind, family: str) -> str:
     """A column's text in the content digest: numbers as doubles with NaN missing, else canonical."""
     if kind in (ColumnKind.NUMERIC, ColumnKind.INTEGER):
         x = f"CAST({quote(column)} AS {_DOUBLE})"
-        return f"CASE WHEN {x} IN (CAST('NaN' AS {_DOUBLE})) THEN NULL ELSE {double_text_sql(x)} END"
+        return f"CASE WHEN isnan({x}) THEN NULL ELSE {double_text_sql(x)} END"
     if kind is ColumnKind.DATETIME:
         return canonical_text_sql(quote(column), TIMESTAMP)
     return canonical_text_sql(quote(column), family)

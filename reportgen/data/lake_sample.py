@@ -156,11 +156,13 @@ def _cutoff_sql(n_tables: int, n: int) -> str:
         f"SELECT {ENTRY} AS e, {i} AS i, COUNT(*) AS n FROM e{i} GROUP BY {ENTRY}" for i in range(n_tables)
     )
     wide = ", ".join(f"SUM(CASE WHEN i = {i} THEN n ELSE 0 END) AS n{i}" for i in range(n_tables))
-    running = ", ".join(f"SUM(n{i}) OVER w AS c{i}" for i in range(n_tables))
+    running = ", ".join(
+        f"SUM(n{i}) OVER (ORDER BY e ROWS UNBOUNDED PRECEDING) AS c{i}" for i in range(n_tables)
+    )
     fits = " AND ".join(f"c{i} <= {int(n)}" for i in range(n_tables))
     return (
         f"counts AS ({counts}), wide AS (SELECT e, {wide} FROM counts GROUP BY e), "
-        f"running AS (SELECT e, {running} FROM wide WINDOW w AS (ORDER BY e ROWS UNBOUNDED PRECEDING)) "
+        f"running AS (SELECT e, {running} FROM wide) "
         f"SELECT MAX(e) FROM running WHERE {fits}"
     )
 

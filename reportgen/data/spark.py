@@ -238,24 +238,31 @@ def open_spark_url(url: str, schema: SchemaSource = None, conf: Mapping[str, str
     folder = next((f for f in (Path(where), Path("/" + where)) if where and f.is_dir()), None)
     if folder is None and "/" in where.rstrip("/"):
         raise LoadError(f"{url}: no folder {where!r} (nor {'/' + where!r}). Give a folder of Parquet files.")
-    session = _session(scheme.lower(), netloc, settings)
+    session, owned = _session(scheme.lower(), netloc, settings)
     try:
         if folder is not None:
-            return _folder_source(session, folder, schema, url)
-        return _database_source(session, where.rstrip("/"), wanted, schema, url)
+            return _folder_source(session, folder, schema, url, owned)
+        return _database_source(session, where.rstrip("/"), wanted, schema, url, owned)
     except Exception:
-        if not _users.get(id(session)):
+        if owned and not _users.get(id(session)):
             session.stop()
         raise
 
 
-def _session(scheme: str, netloc: str, conf: Mapping[str, str]) -> Any:
+def _session(scheme: str, netloc: str, conf: Mapping[str, str]) -> tuple[Any, bool]:
+    """The process's Spark session, and whether reportgen started it (then it stops it when done).
+
+    A session already running (a notebook's, a test's) is used as it is, whatever the URL's master.
+    """
     try:
         from pyspark.sql import SparkSession
     except ImportError:
         raise LoadError(
             'Spark inputs need pyspark: pip install "reportgen[spark]" (and a Java runtime, 17 or newer).'
         ) from None
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active, bool(_users.get(id(active)))
     builder = SparkSession.builder.appName("reportgen")
     if scheme == "sc":
         builder = builder.remote(f"sc://{netloc}")
@@ -265,21 +272,21 @@ def _session(scheme: str, netloc: str, conf: Mapping[str, str]) -> Any:
     for key, value in conf.items():
         builder = builder.config(key, value)
     try:
-        return builder.getOrCreate()
+        return builder.getOrCreate(), True
     except Exception as error:
         raise LoadError(
             f"Cannot start a Spark session for {scheme}://{netloc}: {_first_line(error)}"
         ) from None
 
 
-def _folder_source(session: Any, folder: Path, schema: SchemaSource, url: str) -> Source:
+def _folder_source(session: Any, folder: Path, schema: SchemaSource, url: str, owned: bool) -> Source:
     """A folder laid out as ``reportgen.sources.parquet`` reads it, each table read by Spark."""
     if not folder.is_dir():
         raise LoadError(f"{url}: folder {str(folder)!r} does not exist. Give a folder of Parquet files.")
     resolved, named = resolve_schema(schema if schema is not None else _schema_file(folder))
     files = _folder_tables(folder, "parquet", named)
     tables = {name: session.read.parquet(*[str(f) for f in found]) for name, found in files.items()}
-    return spark(session, tables, schema=resolved, description=f"Spark input {url!r}", owned=True)
+    return spark(session, tables, schema=resolved, description=f"Spark input {url!r}", owned=owned)
 
 
 def _schema_file(folder: Path) -> Path | None:
@@ -289,7 +296,7 @@ def _schema_file(folder: Path) -> Path | None:
 
 
 def _database_source(
-    session: Any, database: str, wanted: list[str], schema: SchemaSource, url: str
+    session: Any, database: str, wanted: list[str], schema: SchemaSource, url: str, owned: bool
 ) -> Source:
     """The tables of a database (every one, or ``wanted``, or the schema's) as a Spark source."""
     resolved = resolve_schema(schema)[0]
@@ -304,4 +311,4 @@ def _database_source(
     if not names:
         raise LoadError(f"{url}: database {database or '(the current one)'!r} holds no tables.")
     tables = {name: prefix + f"`{name}`" for name in names}
-    return spark(session, tables, schema=resolved, description=f"Spark input {url!r}", owned=True)
+    return spark(session, tables, schema=resolved, description=f"Spark input {url!r}", owned=owned)

@@ -159,3 +159,47 @@ def _create_database(server_url: str) -> str:
     finally:
         engine.dispose()
     return sa.make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+# -- Spark ---------------------------------------------------------------------------------------------
+def _spark_unavailable(reason: str) -> NoReturn:
+    """Skip, or fail where ``CI`` is set (CI must run the Spark tests: .ci/run installs their needs)."""
+    if os.environ.get("CI"):
+        pytest.fail(f"Spark tests cannot run, and CI is set: {reason}", pytrace=False)
+    pytest.skip(f"Spark tests skipped: {reason}")
+
+
+@pytest.fixture(scope="session")
+def spark_session():
+    """One local Spark session for the whole run (it takes 30-50 s to start), on loopback only.
+
+    ``local[2]``, no web UI, driver host and bind address 127.0.0.1, UTC, 4 shuffle partitions.
+    The tests that use it share one xdist group, so one worker starts it.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        _spark_unavailable('pyspark is not installed (pip install "reportgen[spark]")')
+    java_home = os.environ.get("JAVA_HOME")
+    if shutil.which("java") is None and not (java_home and Path(java_home, "bin", "java").is_file()):
+        _spark_unavailable("no Java runtime: neither java on the PATH nor JAVA_HOME/bin/java")
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("reportgen-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.memory", "1g")
+    )
+    try:
+        session = builder.getOrCreate()
+    except Exception as error:  # a JVM that does not start: say why
+        _spark_unavailable(f"a local Spark session did not start: {str(error).strip()[:800]}")
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()
