@@ -331,3 +331,25 @@ def test_a_spark_url_reads_a_parquet_folder_in_the_running_session_and_leaves_it
 def test_a_missing_spark_table_is_named_in_the_error(spark_session):
     with pytest.raises(LoadError, match="'orders'"):
         rg.sources.spark(spark_session, {"orders": "default.no_such_table"})
+
+
+@SPARK
+@SPARK_GROUP
+def test_the_readme_spark_examples_run_as_written_against_a_local_session(
+    spark_session, tmp_path, monkeypatch
+):
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    (python,) = re.findall(r"```python spark\n(.*?)```", readme, flags=re.S)
+    (command,) = re.findall(r"```bash spark\n(.*?)```", readme, flags=re.S)
+    for side, seed in (("train", 0), ("synth", 1)):
+        write_parquet({"events": events(300, seed)}, tmp_path / "lake" / side)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(python, "README.md", "exec"), {})
+    assert (tmp_path / "spark-report.html").is_file()
+    assert main(shlex.split(command.strip())[1:]) == 0
+    assert (tmp_path / "spark.html").is_file()
+    assert spark_session.sql("SELECT 1").collect()[0][0] == 1  # the session the examples found still runs
