@@ -235,7 +235,8 @@ def open_spark_url(url: str, schema: SchemaSource = None, conf: Mapping[str, str
         raise InvalidParameterError(
             f"{url}: unknown parameter(s) {unknown}; expected tables= or spark.* settings."
         )
-    folder = next((f for f in (Path(where), Path("/" + where)) if where and f.is_dir()), None)
+    found = next((f for f in (Path(where), Path("/" + where)) if where and f.is_dir()), None)
+    folder = found.resolve() if found is not None else None  # Spark's working folder is not ours
     if folder is None and "/" in where.rstrip("/"):
         raise LoadError(f"{url}: no folder {where!r} (nor {'/' + where!r}). Give a folder of Parquet files.")
     session, owned = _session(scheme.lower(), netloc, settings)
