@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
