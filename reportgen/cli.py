@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reportgen.data.dialects import DIALECTS
 from reportgen.errors import InvalidParameterError, ReportgenError
 from reportgen.results import GateResult
 from reportgen.settings import N_RISK_ATTACKS
@@ -255,6 +256,23 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     _add_quiet(demo)
     demo.set_defaults(run=_run_demo)
+
+    sql = commands.add_parser(
+        "sql",
+        help="print the exact SQL a report sends to an engine (Spark, Snowflake, BigQuery, Trino...)",
+        description=(
+            "Runs every kind of statement a report read in place sends (row counts, missing values, "
+            "bin counts, KS, content digest, keys, the seeded sample) on INPUT with DuckDB, and prints "
+            "each one as it is sent to --dialect: the statements are written once and translated by "
+            "SQLGlot. Without INPUT, on the relational demo data that ships with reportgen."
+        ),
+        epilog=_EPILOG_NO_BARS,
+    )
+    sql.add_argument("input", nargs="?", help="a data folder, file, .duckdb file or database URL")
+    sql.add_argument("--dialect", required=True, choices=sorted(DIALECTS), help="the engine's SQL dialect")
+    sql.add_argument("--schema", help="schema file (YAML or JSON) of the input")
+    sql.add_argument("--seed", type=int, default=0, help="seed of the sample's order (default 0)")
+    sql.set_defaults(run=_run_sql)
     return parser
 
 
@@ -276,6 +294,37 @@ def _add_in_place(parser: argparse.ArgumentParser) -> None:
             "Parquet and .duckdb inputs always are: samples drawn in the engine, never loaded whole"
         ),
     )
+
+    parser.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=(
+            "a setting of the Spark session for spark:// and sc:// inputs (repeatable), e.g. "
+            "spark.executor.memory=4g; inputs such as spark://local[2]/lake/train/ (a Parquet folder), "
+            "spark://yarn/sales (a database's tables) or sc://host:15002/main.sales (Spark Connect)"
+        ),
+    )
+
+
+def _with_spark_conf(given: str | None, settings: Sequence[str]) -> str | None:
+    """A ``spark://`` or ``sc://`` input with ``--spark-conf`` settings added to its query."""
+    from urllib.parse import quote as escape
+
+    from reportgen.data.spark import is_spark_url
+
+    if not given or not settings or not is_spark_url(given):
+        return given
+    pairs = []
+    for text in settings:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            raise InvalidParameterError(
+                f"--spark-conf {text!r}: expected KEY=VALUE, e.g. spark.executor.memory=4g."
+            )
+        pairs.append(f"{escape(key.strip())}={escape(value.strip())}")
+    return given + ("&" if "?" in given else "?") + "&".join(pairs)
 
 
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
@@ -349,6 +398,9 @@ def _inputs(args: argparse.Namespace, schema: Schema | None) -> tuple[Any, Any, 
     from reportgen.data.sources import open_source
 
     holdout = getattr(args, "test", None)  # audit has no holdout
+    if args.spark_conf:
+        args.train, args.synth = (_with_spark_conf(p, args.spark_conf) for p in (args.train, args.synth))
+        holdout = _with_spark_conf(holdout, args.spark_conf)
     if in_place(args):
         with open_source(args.train, schema) as source:
             tables = list(source.relations)
@@ -560,6 +612,22 @@ def _run_audit(args: argparse.Namespace) -> int:
             batch_rows=args.batch_rows,
         )
     )
+    return EXIT_OK
+
+
+def _run_sql(args: argparse.Namespace) -> int:
+    from importlib.resources import as_file, files
+
+    from reportgen.data.sources import open_source
+    from reportgen.data.statements import sent_statements
+
+    demo = files("reportgen").joinpath("demo_data/chinook")
+    with as_file(demo) as folder:
+        given = args.input or folder / "real"
+        schema = args.schema or (None if args.input else folder / "schema.yaml")
+        with open_source(given, schema) as source:
+            for statement in sent_statements(source, args.dialect, seed=args.seed):
+                print(statement + ";\n")
     return EXIT_OK
 
 

@@ -41,7 +41,7 @@ from reportgen.data.schema import ColumnKind
 from reportgen.data.sources import Source
 
 FORMAT = "reportgen-fingerprint-1"
-ENGINE_FORMAT = "reportgen-engine-fingerprint-1"
+ENGINE_FORMAT = "reportgen-engine-fingerprint-2"
 _MISSING = b"\xff"
 _NUMBERS = (ColumnKind.NUMERIC, ColumnKind.INTEGER)
 

@@ -69,10 +69,20 @@ def harfbuzz_subset() -> bool:
 
 
 # name -> (probe: true when present, how to install it)
+def java() -> str | None:
+    """The Java runtime a local Spark session starts (on the PATH, or under JAVA_HOME), if any."""
+    if hidden("Java"):
+        return None
+    home = os.environ.get("JAVA_HOME")
+    in_home = Path(home, "bin", "java") if home else None
+    return shutil.which("java") or (str(in_home) if in_home and in_home.is_file() else None)
+
+
 NEEDS: dict[str, tuple[Callable[[], object], str]] = {
     "Chromium": (chromium, "apt-get install chromium"),
     "PostgreSQL": (postgres_binaries, "apt-get install postgresql: initdb and pg_ctl"),
     "HarfBuzz-Subset": (harfbuzz_subset, "apt-get install libharfbuzz-subset0"),
+    "Java": (java, "apt-get install openjdk-17-jre-headless"),
 }
 
 

@@ -115,7 +115,7 @@ def read_in_place(
     for role, source in named.items():
         rows = {t: lake.row_count(source, t) for t in source.relations}
         record.rows[role] = rows
-        frames[role], record.sampling[role] = _sample(source, keys, rows, caps[role], seeds[role])
+        frames[role], record.sampling[role] = sample_role(source, keys, rows, caps[role], seeds[role])
     return frames, record
 
 
@@ -151,7 +151,7 @@ def _check_tables(sources: Mapping[str, Source]) -> None:
             )
 
 
-def _sample(
+def sample_role(
     source: Source, schema: Schema | None, rows: dict[str, int], n_max: int, seed: int
 ) -> tuple[dict[str, pd.DataFrame], dict[str, TableSample]]:
     """One role's sample: by ``lake_sample`` when there are foreign keys, else uniform rows."""

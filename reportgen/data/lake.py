@@ -38,7 +38,7 @@ from reportgen.binning import BinCounts, ColumnBins
 from reportgen.data.kinds import to_canonical
 from reportgen.data.links import CountDistribution, KeyCounts
 from reportgen.data.schema import ColumnKind, Relation
-from reportgen.data.sources import Source, quote
+from reportgen.data.sources import DOUBLE, OTHER, TIMESTAMP, Source, quote
 from reportgen.errors import DataError
 
 NS_PER_SECOND = 1_000_000_000
@@ -72,8 +72,8 @@ def literal(value: Any, where: str) -> str:
         return f"CAST('{value.isoformat(sep=' ')}' AS TIMESTAMP{zone})"
     if isinstance(value, dt.date):
         return f"CAST('{value.isoformat()}' AS DATE)"
-    if isinstance(value, Decimal):
-        return f"CAST('{value}' AS NUMERIC)"
+    if isinstance(value, Decimal) and value.is_finite():
+        return format(value, "f")  # an exact decimal literal (NUMERIC without a scale rounds on Spark)
     raise DataError(
         f"{where}: values of type {type(value).__name__} cannot be compared in the database. "
         "Cast the column to a number, a date or text there, or declare another kind in the schema."
@@ -81,11 +81,24 @@ def literal(value: Any, where: str) -> str:
 
 
 def _is_missing_number(x: str) -> str:
-    specials = ", ".join(f"CAST('{v}' AS {_DOUBLE})" for v in ("NaN", "Infinity", "-Infinity"))
-    return f"({x} IS NULL OR {x} IN ({specials}))"
+    """SQL that a double is NULL, NaN or infinite.
+
+    NaN by ``isnan``: DuckDB answers ``x = 'NaN'`` from Parquet statistics, which leave NaN out, so
+    a column whose statistics are finite would never equal NaN there.
+    """
+    infinities = ", ".join(f"CAST('{v}' AS {_DOUBLE})" for v in ("Infinity", "-Infinity"))
+    return f"({x} IS NULL OR isnan({x}) OR {x} IN ({infinities}))"
 
 
-def number_expression(source: Source, column: str, kind: ColumnKind) -> tuple[str, str]:
+def epoch_ns(expression: str) -> str:
+    """SQL for a datetime as integer nanoseconds since 1970-01-01 UTC (naive = UTC): an engine hook.
+
+    DuckDB's ``epoch_ns``; ``reportgen.data.dialects`` gives each other engine's form.
+    """
+    return f"epoch_ns(CAST({expression} AS TIMESTAMP))"
+
+
+def number_expression(column: str, kind: ColumnKind) -> tuple[str, str]:
     """SQL for a numeric or datetime column as a double (datetimes in UTC seconds) and for "missing"."""
     name = quote(column)
     if kind is ColumnKind.DATETIME:
@@ -94,8 +107,7 @@ def number_expression(source: Source, column: str, kind: ColumnKind) -> tuple[st
             f"({name} IS NULL OR {stamp} < CAST('{_FIRST_DATE}' AS TIMESTAMP) "
             f"OR {stamp} > CAST('{_LAST_DATE}' AS TIMESTAMP))"
         )
-        ns = source.engine.epoch_ns(name)
-        return f"CAST({ns} AS {_DOUBLE}) / CAST({NS_PER_SECOND} AS {_DOUBLE})", missing
+        return f"CAST({epoch_ns(name)} AS {_DOUBLE}) / CAST({NS_PER_SECOND} AS {_DOUBLE})", missing
     x = f"CAST({name} AS {_DOUBLE})"
     return x, _is_missing_number(x)
 
@@ -104,9 +116,9 @@ def _edge(value: float) -> str:
     return f"CAST('{value!r}' AS {_DOUBLE})"
 
 
-def numeric_code_sql(source: Source, bins: ColumnBins) -> str:
+def numeric_code_sql(bins: ColumnBins) -> str:
     """``CASE`` giving each row its bin of ``bins`` (numbers, datetimes), as ``ColumnBins.codes``."""
-    x, missing = number_expression(source, bins.column, bins.kind)
+    x, missing = number_expression(bins.column, bins.kind)
     whens = " ".join(f"WHEN {x} < {_edge(e)} THEN {i}" for i, e in enumerate(bins.edges))
     return f"CASE WHEN {missing} THEN {bins.n_codes - 1} {whens} ELSE {len(bins.edges)} END"
 
@@ -190,7 +202,7 @@ def bin_counts(
         )
     pair_codes = {c: category_codes(raw[c][0], pair_bins[c], f"{where}, column {c!r}") for c in raw}
     expressions = {
-        c: numeric_code_sql(source, pair_bins[c])
+        c: numeric_code_sql(pair_bins[c])
         if pair_bins[c].is_numeric
         else category_code_sql(pair_bins[c], raw[c][0], pair_codes[c], f"{where}, column {c!r}")
         for c in columns
@@ -198,7 +210,7 @@ def bin_counts(
     numeric = [c for c in columns if bins[c].is_numeric]
     for column in numeric:  # a column's own bins, when they differ from its pair bins
         if bins[column] != pair_bins[column]:
-            expressions[f"{column} (univariate)"] = numeric_code_sql(source, bins[column])
+            expressions[f"{column} (univariate)"] = numeric_code_sql(bins[column])
     singles = [(c if bins[c] == pair_bins[c] else f"{c} (univariate)",) for c in numeric]
     sets = singles + list(combinations(columns, 2))
     sizes = {c: pair_bins[c].n_codes for c in columns} | {
@@ -294,21 +306,74 @@ def ks_sql(source: Source, column: str, kind: ColumnKind) -> str:
     is an integer, so the statement returns the largest of each other role exactly (``gap1``, ...),
     then every role's ``t``; ``ks_statistics`` divides.
     """
-    x, missing = number_expression(source, column, kind)
+    x, missing = number_expression(column, kind)
     n_roles = len(source.relations)
     present = " UNION ALL ".join(
         f"SELECT {r} AS r, {x} AS v FROM {relation} AS t WHERE NOT {missing}"
         for r, relation in enumerate(source.relations.values())
     )
     counts = ", ".join(f"COUNT(CASE WHEN r = {r} THEN 1 END) AS n{r}" for r in range(n_roles))
-    sums = ", ".join(f"SUM(n{r}) OVER w AS c{r}, SUM(n{r}) OVER () AS t{r}" for r in range(n_roles))
+    running = "OVER (ORDER BY v ROWS UNBOUNDED PRECEDING)"
+    sums = ", ".join(f"SUM(n{r}) {running} AS c{r}, SUM(n{r}) OVER () AS t{r}" for r in range(n_roles))
     gaps = [f"MAX(ABS(c0 * t{r} - c{r} * t0)) AS gap{r}" for r in range(1, n_roles)]
     totals = [f"MAX(t{r}) AS t{r}" for r in range(n_roles)]
     return (
         f"WITH present AS ({present}), "
         f"tallies AS (SELECT v, {counts} FROM present GROUP BY v), "
-        f"ecdfs AS (SELECT {sums} FROM tallies WINDOW w AS (ORDER BY v ROWS UNBOUNDED PRECEDING)) "
+        f"ecdfs AS (SELECT {sums} FROM tallies) "
         f"SELECT {', '.join(gaps + totals)} FROM ecdfs"
+    )
+
+
+KS_BLOCK_BITS = 16  # blocks per power of two of the scale-out KS: 2**16 slices of each binade
+
+
+def block_sql(v: str) -> str:
+    """SQL for a block number that never decreases with ``v``: its sign, binade and top bits.
+
+    ``|v| = m * 2**e``; the block of a positive value is ``(e + 1200) * 2**16`` plus the 16 bits of
+    ``m`` after its leading one, of a negative value minus that, and of zero 0. So the blocks
+    cut the number line into narrow, ordered ranges: 65,536 per factor of two.
+    """
+    m, e = binary_sql(f"ABS({v})")
+    fraction = f"FLOOR(({m}) / POWER(2, {52 - KS_BLOCK_BITS})) - POWER(2, {KS_BLOCK_BITS})"
+    block = f"({e} + 1200) * POWER(2, {KS_BLOCK_BITS}) + {fraction}"
+    return f"CAST(CASE WHEN {v} = 0 THEN 0 WHEN {v} > 0 THEN {block} ELSE -({block}) END AS BIGINT)"
+
+
+def ks_scaled_sql(source: Source, column: str, kind: ColumnKind) -> str:
+    """``ks_sql``'s exact gaps on an engine that spreads work over machines (Spark, warehouses).
+
+    ``ks_sql``'s running sums need one window ordered over every distinct value: one task on Spark.
+    Here each distinct value falls in a block (``block_sql``, ordered like the values); running sums
+    inside each block are windows partitioned by block, run in parallel, and each block's offset is
+    a running sum over the blocks (one small task: one row per block). Offset plus running sum is
+    the same ``c`` as ``ks_sql``'s, so the gaps are the same integers.
+    """
+    x, missing = number_expression(column, kind)
+    n_roles = len(source.relations)
+    present = " UNION ALL ".join(
+        f"SELECT {r} AS r, {x} AS v FROM {relation} AS t WHERE NOT {missing}"
+        for r, relation in enumerate(source.relations.values())
+    )
+    roles = range(n_roles)
+    counts = ", ".join(f"COUNT(CASE WHEN r = {r} THEN 1 END) AS n{r}" for r in roles)
+    within = "OVER (PARTITION BY b ORDER BY v ROWS UNBOUNDED PRECEDING)"
+    inner = ", ".join(f"SUM(n{r}) {within} AS i{r}" for r in roles)
+    totals = ", ".join(f"SUM(n{r}) AS s{r}" for r in roles)
+    before = "OVER (ORDER BY b ROWS UNBOUNDED PRECEDING)"
+    offsets = ", ".join(f"SUM(s{r}) {before} - s{r} AS o{r}, SUM(s{r}) OVER () AS t{r}" for r in roles)
+    cumulative = ", ".join(f"i.i{r} + o.o{r} AS c{r}, o.t{r} AS t{r}" for r in roles)
+    gaps = [f"MAX(ABS(c0 * t{r} - c{r} * t0)) AS gap{r}" for r in range(1, n_roles)]
+    return (
+        f"WITH present AS ({present}), "
+        f"tallies AS (SELECT v, {counts} FROM present GROUP BY v), "
+        f"blocked AS (SELECT {block_sql('v')} AS b, tallies.* FROM tallies), "
+        f"inner_sums AS (SELECT b, {inner} FROM blocked), "
+        f"blocks AS (SELECT b, {totals} FROM blocked GROUP BY b), "
+        f"offsets AS (SELECT b, {offsets} FROM blocks), "
+        f"ecdfs AS (SELECT {cumulative} FROM inner_sums AS i JOIN offsets AS o ON i.b = o.b) "
+        f"SELECT {', '.join(gaps + [f'MAX(t{r}) AS t{r}' for r in roles])} FROM ecdfs"
     )
 
 
@@ -324,7 +389,8 @@ def ks_statistics(source: Source, kinds: Mapping[str, ColumnKind]) -> dict[str, 
     others = list(source.relations)[1:]
     out = {}
     for column, kind in kinds.items():
-        (row,) = source.engine.rows(ks_sql(source, column, kind))
+        statement = ks_scaled_sql if source.engine.scales_out else ks_sql
+        (row,) = source.engine.rows(statement(source, column, kind))
         gaps, (n, *sizes) = row[: len(others)], [int(t or 0) for t in row[len(others) :]]
         out[column] = {
             role: int(gap) / (n * m) if n and m else None
@@ -337,41 +403,94 @@ def ks_statistics(source: Source, kinds: Mapping[str, ColumnKind]) -> dict[str, 
 DIGEST_PIECES = 4  # the md5 of a row, as four 32-bit numbers
 
 
-def canonical_text_sql(source: Source, column: str, kind: ColumnKind) -> str:
-    """SQL for a value as text that DuckDB and PostgreSQL write alike (NULL for a missing value).
+def canonical_text_sql(expression: str, family: str) -> str:
+    """SQL for a value as text that DuckDB, PostgreSQL and Spark write alike (NULL stays NULL).
 
-    Numbers as doubles: integral ones below 1e15 as integers ("3", never "3.0"), others in the
-    engines' shortest round-trip form, NaN missing, -0.0 as 0, infinities as "inf" and "-inf";
-    datetimes as UTC nanoseconds; everything else as the engine's text of the value.
+    ``family`` is the column's storage type (``Engine.column_families``): doubles by
+    ``double_text_sql``; datetimes, with or without a zone, as integer UTC nanoseconds (naive = UTC);
+    anything else (integers, booleans, dates, text) as the engine's text, which the three write alike.
     """
-    if kind is ColumnKind.DATETIME:
-        return f"CAST({source.engine.epoch_ns(quote(column))} AS VARCHAR)"
-    if kind not in (ColumnKind.NUMERIC, ColumnKind.INTEGER):
-        return f"CAST({quote(column)} AS VARCHAR)"
-    x = f"CAST({quote(column)} AS {_DOUBLE})"
-    return (
-        f"CASE WHEN {x} IS NULL OR {x} IN (CAST('NaN' AS {_DOUBLE})) THEN NULL "
-        f"WHEN {x} IN (CAST('Infinity' AS {_DOUBLE})) THEN 'inf' "
-        f"WHEN {x} IN (CAST('-Infinity' AS {_DOUBLE})) THEN '-inf' "
-        f"WHEN {x} = FLOOR({x}) AND ABS({x}) < 1e15 THEN CAST(CAST({x} AS BIGINT) AS VARCHAR) "
-        f"ELSE CAST({x} AS VARCHAR) END"
+    if family == TIMESTAMP:
+        return f"CAST({epoch_ns(expression)} AS VARCHAR)"
+    if family == DOUBLE:
+        return double_text_sql(expression)
+    return f"CAST({expression} AS VARCHAR)"
+
+
+def double_text_sql(expression: str) -> str:
+    """SQL for a double as exact text that no engine's number formatting changes.
+
+    Engines write doubles differently (``1e-05``, ``1.0E-5``; and Java before 19 not always in the
+    shortest digits), so reportgen writes them itself, from exact arithmetic: integral values below
+    2**53 as integers ("3", and "0" for -0.0); every other finite value as ``[-]<m>p<e>`` with
+    ``|x| = m * 2**e`` and ``m`` the 53-bit integer significand; "nan", "inf" and "-inf". The
+    exponent comes from ``LN`` (off by at most one) and is corrected on the scaled value; scaling by
+    powers of two is exact, done in two steps so that neither overflows for the tiniest subnormals.
+    ``FLOOR`` is asked only below 2**53: Spark's returns a 64-bit integer, which overflows above.
+    """
+    x = f"CAST({expression} AS {_DOUBLE})"
+    a = f"ABS({x})"
+    m, e = binary_sql(a)
+    exact = (
+        f"CASE WHEN {x} < 0 THEN '-' ELSE '' END || CAST(CAST({m} AS BIGINT) AS VARCHAR) || 'p' || "
+        f"CAST(CAST({e} AS BIGINT) AS VARCHAR)"
     )
+    specials = {"Infinity": "inf", "-Infinity": "-inf"}
+    whens = f"WHEN isnan({x}) THEN 'nan' " + " ".join(
+        f"WHEN {x} IN (CAST('{v}' AS {_DOUBLE})) THEN '{t}'" for v, t in specials.items()
+    )
+    return (
+        f"CASE WHEN {x} IS NULL THEN NULL {whens} "
+        f"WHEN CASE WHEN {a} < {_TWO_53} THEN {x} = FLOOR({x}) ELSE FALSE END "
+        f"THEN CAST(CAST({x} AS BIGINT) AS VARCHAR) "
+        f"ELSE {exact} END"
+    )
+
+
+_TWO_53, _TWO_52 = "9007199254740992", "4503599627370496"
+
+
+def binary_sql(a: str) -> tuple[str, str]:
+    """SQL for ``m`` and ``e`` with ``a = m * 2**e``, ``m`` an integer in [2**52, 2**53), for ``a > 0``.
+
+    The exponent from ``LN`` is off by at most one; the value scaled by it lies in [2**51, 2**54)
+    and is corrected by one step. Every step multiplies by a power of two, so all of it is exact.
+    """
+    e0 = f"FLOOR(LN({a}) / LN(2))"
+    half = f"FLOOR((52 - {e0}) / 2)"
+    scaled = f"(({a} * POWER(2, {half})) * POWER(2, 52 - {e0} - {half}))"
+    high, low = f"{scaled} >= {_TWO_53}", f"{scaled} < {_TWO_52}"
+    m = f"{scaled} * CASE WHEN {high} THEN 0.5 WHEN {low} THEN 2 ELSE 1 END"
+    e = f"{e0} - 52 + CASE WHEN {high} THEN 1 WHEN {low} THEN -1 ELSE 0 END"
+    return m, e
+
+
+def digest_text_sql(column: str, kind: ColumnKind, family: str) -> str:
+    """A column's text in the content digest: numbers as doubles with NaN missing, else canonical."""
+    if kind in (ColumnKind.NUMERIC, ColumnKind.INTEGER):
+        x = f"CAST({quote(column)} AS {_DOUBLE})"
+        return f"CASE WHEN isnan({x}) THEN NULL ELSE {double_text_sql(x)} END"
+    if kind is ColumnKind.DATETIME:
+        return canonical_text_sql(quote(column), TIMESTAMP)
+    return canonical_text_sql(quote(column), family)
 
 
 def digest_sql(source: Source, table: str, kinds: Mapping[str, ColumnKind]) -> str:
     """Rows, and per 32-bit piece of each row's md5, its sum over every row: an order-free digest.
 
     A row's text is its values in column-name order, each as ``<length>:<text>`` (``-`` when
-    missing), joined by commas, so no two rows write alike. Sums of 32-bit numbers cannot overflow
-    (DuckDB sums into 128 bits, PostgreSQL into NUMERIC) and do not depend on row order.
+    missing, ``digest_text_sql``), joined by commas, so no two rows write alike. Sums of 32-bit
+    numbers do not depend on row order and cannot overflow below 2**31 rows (DuckDB sums into 128
+    bits and PostgreSQL into NUMERIC, never; Spark into 64 bits).
     """
+    families = source.families(table)
     parts = []
     for column in sorted(kinds):
-        text = canonical_text_sql(source, column, kinds[column])
+        text = digest_text_sql(column, kinds[column], families.get(column, OTHER))
         parts.append(f"COALESCE(CAST(LENGTH({text}) AS VARCHAR) || ':' || {text}, '-')")
     row = " || ',' || ".join(parts) if parts else "''"
     pieces = ", ".join(
-        f"{source.engine.hex_to_bigint(f'SUBSTR(h, {1 + 8 * i}, 8)')} AS p{i}" for i in range(DIGEST_PIECES)
+        f"CAST('0x' || SUBSTR(h, {1 + 8 * i}, 8) AS BIGINT) AS p{i}" for i in range(DIGEST_PIECES)
     )
     sums = ", ".join(f"SUM(p{i})" for i in range(DIGEST_PIECES))
     return (
@@ -468,9 +587,14 @@ def _repeated_keys_sql(relation: str, key: Sequence[str]) -> str:
 
 
 # -- samples -------------------------------------------------------------------------------------
-def row_hash_sql(alias: str, columns: Sequence[str], seed: int) -> str:
-    """``md5`` of a row's values as text with the seed: a deterministic, engine-side random order."""
-    parts = " || '|' || ".join(f"COALESCE(CAST({alias}.{quote(c)} AS VARCHAR), '\\N')" for c in columns)
+def row_hash_sql(alias: str, columns: Mapping[str, str], seed: int) -> str:
+    """``md5`` of a row's values with the seed: a deterministic, engine-side random order.
+
+    ``columns`` maps each column to its storage family; values are written in their canonical text
+    (``canonical_text_sql``), so every engine orders the same rows alike and draws the same sample.
+    """
+    texts = [canonical_text_sql(f"{alias}.{quote(c)}", family) for c, family in columns.items()]
+    parts = " || '|' || ".join(f"COALESCE({text}, '\\N')" for text in texts)
     return f"md5({parts} || '|{int(seed)}')"
 
 
@@ -479,5 +603,5 @@ def sample_rows(source: Source, table: str, n: int, seed: int) -> pd.DataFrame:
     rel = source.relations[table]
     if row_count(source, table) <= n:
         return source.engine.frame(f"SELECT * FROM {rel}")
-    order = row_hash_sql("t", source.columns(table), seed)
+    order = row_hash_sql("t", source.families(table), seed)
     return source.engine.frame(f"SELECT t.* FROM {rel} AS t ORDER BY {order} LIMIT {int(n)}")

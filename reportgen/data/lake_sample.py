@@ -125,8 +125,9 @@ def entry_sql(source: Source, schema: Schema, tables: Sequence[str], seed: int) 
     for i, table in enumerate(tables):
         ups = [r for r in schema.parents(table) if r.parent in tables]
         joins = "".join(_entry_join(r, f"e{tables.index(r.parent)}", f"p{j}") for j, r in enumerate(ups))
-        key = schema[table].primary_key if i == 0 and schema[table].primary_key else source.columns(table)
-        own = row_hash_sql("t", key, seed)
+        families = source.families(table)
+        key = schema[table].primary_key if i == 0 and schema[table].primary_key else list(families)
+        own = row_hash_sql("t", {c: families[c] for c in key}, seed)
         found = [f"p{j}.e" for j in range(len(ups))]
         entry = own if not found else f"COALESCE({_greatest(found)}, {own})"
         ctes.append(f"e{i} AS (SELECT t.*, {entry} AS {ENTRY} FROM {source.relations[table]} AS t{joins})")
@@ -155,11 +156,13 @@ def _cutoff_sql(n_tables: int, n: int) -> str:
         f"SELECT {ENTRY} AS e, {i} AS i, COUNT(*) AS n FROM e{i} GROUP BY {ENTRY}" for i in range(n_tables)
     )
     wide = ", ".join(f"SUM(CASE WHEN i = {i} THEN n ELSE 0 END) AS n{i}" for i in range(n_tables))
-    running = ", ".join(f"SUM(n{i}) OVER w AS c{i}" for i in range(n_tables))
+    running = ", ".join(
+        f"SUM(n{i}) OVER (ORDER BY e ROWS UNBOUNDED PRECEDING) AS c{i}" for i in range(n_tables)
+    )
     fits = " AND ".join(f"c{i} <= {int(n)}" for i in range(n_tables))
     return (
         f"counts AS ({counts}), wide AS (SELECT e, {wide} FROM counts GROUP BY e), "
-        f"running AS (SELECT e, {running} FROM wide WINDOW w AS (ORDER BY e ROWS UNBOUNDED PRECEDING)) "
+        f"running AS (SELECT e, {running} FROM wide) "
         f"SELECT MAX(e) FROM running WHERE {fits}"
     )
 
@@ -296,9 +299,9 @@ def _fetch(
 
     The frame has the table's columns and ``ORDER`` (the md5), which orders it.
     """
-    columns = source.columns(table)
-    listed = ", ".join(f"t.{quote(c)}" for c in columns)
-    order = row_hash_sql("t", columns, seed)
+    families = source.families(table)
+    listed = ", ".join(f"t.{quote(c)}" for c in families)
+    order = row_hash_sql("t", families, seed)
     cap = f" LIMIT {int(limit)}" if limit is not None else ""
     query = f"SELECT {listed}, {order} AS {ORDER} FROM {relation or source.relations[table]} AS t{where}"
     return source.engine.frame(f"{prefix} {query} ORDER BY {ORDER}{cap}".strip())

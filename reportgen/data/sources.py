@@ -32,6 +32,7 @@ from typing import Any
 import pandas as pd
 import sqlalchemy as sa
 
+from reportgen.data.dialects import DIALECTS, SCALES_OUT, translate
 from reportgen.data.io import (
     SCHEMA_FILE_NAMES,
     PathLike,
@@ -45,6 +46,7 @@ from reportgen.data.io import (
 from reportgen.data.schema import Schema
 from reportgen.errors import InvalidParameterError, LoadError
 
+DOUBLE, TIMESTAMP, OTHER = "double", "timestamp", "other"  # storage families (``column_families``)
 DEFAULT_MEMORY_LIMIT = "512MB"  # DuckDB spills larger aggregates and sorts to disk
 DUCKDB_VECTOR = 2048  # rows of one DuckDB vector: its results are fetched in whole vectors
 _FORMATS = {"parquet": (".parquet",), "csv": (".csv", ".csv.gz")}
@@ -63,6 +65,8 @@ class Engine(ABC):
     """
 
     dialect: str
+    scales_out = False
+    """Whether the engine spreads a statement over machines (then no window runs over all values)."""
 
     @abstractmethod
     def rows(self, query: str) -> list[tuple[Any, ...]]:
@@ -84,13 +88,22 @@ class Engine(ABC):
     def close(self) -> None:
         """Release the connection."""
 
-    def epoch_ns(self, column: str) -> str:
-        """SQL for a datetime column as integer nanoseconds since 1970-01-01 UTC (naive = UTC)."""
-        return f"CAST(EXTRACT(EPOCH FROM {column}) * 1000000 AS BIGINT) * 1000"
+    def column_families(self, relation: str) -> dict[str, str]:
+        """Each column of ``relation`` with its storage family: ``DOUBLE``, ``TIMESTAMP`` or ``OTHER``.
 
-    def hex_to_bigint(self, text: str) -> str:
-        """SQL for 8 hexadecimal digits as an integer in [0, 2**32)."""
-        return f"CAST(CAST('x' || {text} AS BIT(32)) AS BIGINT)"
+        The family decides how a value is written as canonical text (``lake.canonical_text_sql``).
+        This default reads the types of an empty result as pandas sees them.
+        """
+        empty = self.frame(f"SELECT * FROM {relation} LIMIT 0")
+        return {str(c): _family_of_dtype(t) for c, t in empty.dtypes.items()}
+
+
+def _family_of_dtype(dtype: Any) -> str:
+    if pd.api.types.is_float_dtype(dtype):
+        return DOUBLE
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return TIMESTAMP
+    return OTHER
 
 
 class DuckDBEngine(Engine):
@@ -148,19 +161,28 @@ class DuckDBEngine(Engine):
     def close(self) -> None:
         self.connection.close()
 
-    def epoch_ns(self, column: str) -> str:
-        return f"epoch_ns(CAST({column} AS TIMESTAMP))"
-
-    def hex_to_bigint(self, text: str) -> str:
-        return f"CAST('0x' || {text} AS BIGINT)"
+    def column_families(self, relation: str) -> dict[str, str]:
+        described = self.rows(f"DESCRIBE SELECT * FROM {relation}")
+        return {str(name): _family_of_type(str(kind)) for name, kind, *_ in described}
 
 
 class SQLAlchemyEngine(Engine):
-    """Any database SQLAlchemy reaches; the SQL is standard (tested on PostgreSQL)."""
+    """Any database SQLAlchemy reaches, its dialect from the URL (tested on PostgreSQL).
+
+    Each statement is translated for the database's dialect (``reportgen.data.dialects``); a
+    dialect reportgen does not know gets the statements as written.
+    """
 
     def __init__(self, url: str):
         self.engine = engine_for(url, must_exist=True)
         self.dialect = self.engine.dialect.name
+        self.scales_out = self.dialect in SCALES_OUT
+
+    def column_families(self, relation: str) -> dict[str, str]:
+        with self._connect() as conn:
+            result = self._execute(conn, f"SELECT * FROM {relation} WHERE 1 = 0")
+            described = result.cursor.description if result.cursor is not None else []
+            return {str(d[0]): _family_of_type(_driver_type(conn, d[1])) for d in described}
 
     def rows(self, query: str) -> list[tuple[Any, ...]]:
         with self._connect() as conn:
@@ -186,12 +208,33 @@ class SQLAlchemyEngine(Engine):
 
     def _execute(self, conn: sa.Connection, query: str) -> sa.CursorResult[Any]:
         try:
-            return conn.execute(sa.text(query.replace(":", r"\:")))
+            sent = translate(query, self.dialect) if self.dialect in DIALECTS else query
+            return conn.execute(sa.text(sent.replace(":", r"\:")))
         except sa.exc.SQLAlchemyError as error:
             raise LoadError(f"Database {safe_url(self.engine)}: {db_message(error)}") from None
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _family_of_type(name: str) -> str:
+    """The storage family of a SQL type name (DuckDB's, PostgreSQL's, Spark's...)."""
+    upper = name.upper()
+    if upper.startswith(("DOUBLE", "FLOAT", "REAL")):
+        return DOUBLE
+    if upper.startswith("TIMESTAMP"):
+        return TIMESTAMP
+    return OTHER
+
+
+def _driver_type(conn: sa.Connection, type_code: Any) -> str:
+    """A DB-API type code as a type name: PostgreSQL's by its type OID, others as the driver says."""
+    if isinstance(type_code, int) and conn.dialect.name == "postgresql":
+        return _POSTGRES_TYPES.get(type_code, "other")
+    return str(getattr(type_code, "__name__", type_code))
+
+
+_POSTGRES_TYPES = {700: "real", 701: "double precision", 1114: "timestamp", 1184: "timestamptz"}
 
 
 def _chunks(result: Any, vectors: int) -> Iterator[pd.DataFrame]:
@@ -230,6 +273,7 @@ class Source:
     schema: Schema | None
     description: str
     files: dict[str, list[Path]] = field(default_factory=dict)
+    _families: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.relations:
@@ -255,7 +299,13 @@ class Source:
 
     def columns(self, table: str) -> list[str]:
         """The column names of ``table``, in storage order."""
-        return [str(c) for c in self.engine.frame(f"SELECT * FROM {self.relations[table]} LIMIT 0").columns]
+        return list(self.families(table))
+
+    def families(self, table: str) -> dict[str, str]:
+        """The columns of ``table`` in storage order, each with its storage family (asked once)."""
+        if table not in self._families:
+            self._families[table] = self.engine.column_families(self.relations[table])
+        return self._families[table]
 
     def files_sha256(self, table: str) -> str | None:
         """SHA-256 over a table's files (names and bytes, in name order); None for database tables.
@@ -283,6 +333,9 @@ def reaches(host: Source, other: Source) -> bool:
     """
     if host.engine is other.engine:
         return True
+    session = getattr(host.engine, "session", None)
+    if session is not None:  # Spark: every table of one session meets in one query
+        return session is getattr(other.engine, "session", None)
     if isinstance(host.engine, DuckDBEngine):
         return isinstance(other.engine, DuckDBEngine) and bool(other.files)
     if isinstance(host.engine, SQLAlchemyEngine) and isinstance(other.engine, SQLAlchemyEngine):
@@ -356,9 +409,26 @@ def frames(
     return Source(engine, relations, schema, "DataFrames in memory")
 
 
+def spark(session: Any, tables: Mapping[str, Any] | Sequence[str], *, schema: SchemaSource = None) -> Source:
+    """Tables of a ``SparkSession`` (classic or Connect): ``{"name": "catalog.schema.table" or a DataFrame}``.
+
+    Needs pyspark (``pip install "reportgen[spark]"``); ``reportgen.data.spark`` says how it runs.
+    """
+    from reportgen.data.spark import spark as spark_source
+
+    return spark_source(session, tables, schema=schema)
+
+
 def open_source(text: PathLike, schema: SchemaSource = None) -> Source:
-    """A source from a command-line argument: a URL, a ``.duckdb`` file, a Parquet or CSV path."""
+    """A source from a command-line argument: a URL, a ``.duckdb`` file, a Parquet or CSV path.
+
+    ``spark://`` and ``sc://`` URLs are Spark sources (``reportgen.data.spark.open_spark_url``).
+    """
     value = os.fspath(text)
+    if value.split("://", 1)[0].lower() in ("spark", "sc"):
+        from reportgen.data.spark import open_spark_url
+
+        return open_spark_url(value, schema)
     if "://" in value:
         return sql(value, schema=schema)
     path = Path(value)
@@ -371,11 +441,11 @@ def is_lake_input(text: PathLike) -> bool:
     """Whether a command-line input is read in place: Parquet files or folders, or DuckDB files.
 
     CSV folders and database URLs keep the in-memory loader unless asked (``--in-engine``), so
-    their reports do not change; Parquet and DuckDB inputs, the large ones, always stay in place.
+    their reports do not change; Parquet, DuckDB and Spark inputs, the large ones, always stay in place.
     """
     value = os.fspath(text)
     if "://" in value:
-        return False
+        return value.split("://", 1)[0].lower() in ("spark", "sc")
     path = Path(value)
     if path.suffix.lower() in (".duckdb", ".ddb", ".parquet"):
         return True

@@ -24,7 +24,7 @@ from typing import NoReturn
 import pytest
 import sqlalchemy as sa
 
-from ..system import postgres_binaries, unavailable
+from ..system import postgres_binaries, require, unavailable
 
 SUPERUSER = "postgres"
 _database_numbers = itertools.count()
@@ -144,3 +144,38 @@ def _create_database(server_url: str) -> str:
     finally:
         engine.dispose()
     return sa.make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+# -- Spark ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def spark_session():
+    """One local Spark session for the whole run (it takes 30-50 s to start), on loopback only.
+
+    ``local[2]``, no web UI, driver host and bind address 127.0.0.1, UTC, 4 shuffle partitions.
+    The tests that use it share one xdist group, so one worker starts it.
+    """
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        unavailable('pyspark is not installed (pip install "reportgen[spark]")')
+    require("Java")
+    builder = (
+        SparkSession.builder.master("local[2]")
+        .appName("reportgen-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.memory", "1g")
+    )
+    try:
+        session = builder.getOrCreate()
+    except Exception as error:  # a JVM that does not start: say why
+        unavailable(f"a local Spark session did not start: {str(error).strip()[:800]}")
+    session.sparkContext.setLogLevel("ERROR")
+    try:
+        yield session
+    finally:
+        session.stop()

@@ -1,0 +1,112 @@
+"""The report of bench_lake.py's Parquet folders on Spark (local session) and on DuckDB, side by side.
+
+Writes the data as bench_lake.py does (if absent), then runs the whole report twice, each in a
+process of its own: once with DuckDB reading the folders, once with a local Spark session
+(``local[N]``) reading the same files. Prints per engine the wall time, the Python process's peak
+RSS (``ru_maxrss``; Spark's JVM is a separate process, not counted), the similarity score, and how
+many statements read each table: every statement sent is recorded and each mention of a table's
+relation in it counted as one scan of that table (a statement reading a table twice scans twice).
+
+    python benchmarks/bench_lake_spark.py --rows 20000000 --folder /tmp/lake --cores 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import reportgen as rg
+from reportgen.data import sources
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_lake import ROWS_PER_FILE, _generate  # bench_lake writes the data
+
+
+def _counting(source: sources.Source, scans: Counter) -> sources.Source:
+    """``source`` with its engine's ``rows`` and ``frame`` counting each table's mentions."""
+    engine = source.engine
+    names = dict(source.relations)
+
+    def counted(method):
+        def run(query, *args):
+            for table, relation in names.items():
+                scans[table] += query.count(relation)
+            return method(query, *args)
+
+        return run
+
+    engine.rows = counted(engine.rows)  # type: ignore[method-assign]
+    engine.frame = counted(engine.frame)  # type: ignore[method-assign]
+    return source
+
+
+def run_one(engine: str, folder: Path, cores: int, seed: int) -> dict:
+    """One whole report on ``engine``; its figures as a dict."""
+    scans: dict[str, Counter] = {"train": Counter(), "synth": Counter()}
+    session = None
+    if engine == "spark":
+        from pyspark.sql import SparkSession
+
+        session = (
+            SparkSession.builder.master(f"local[{cores}]")
+            .config("spark.ui.enabled", "false")
+            .config("spark.driver.memory", "4g")
+            .config("spark.sql.shuffle.partitions", str(4 * cores))
+            .getOrCreate()
+        )
+        session.sparkContext.setLogLevel("ERROR")
+        opened = {
+            role: rg.sources.spark(session, {"events": session.read.parquet(str(folder / role / "events"))})
+            for role in scans
+        }
+    else:
+        opened = {role: rg.sources.parquet(folder / role) for role in scans}
+    for role, source in opened.items():
+        _counting(source, scans[role])
+    start = time.perf_counter()
+    results = rg.report(opened["train"], None, opened["synth"], folder / f"r-{engine}.html", seed=seed)
+    elapsed = time.perf_counter() - start
+    for source in opened.values():
+        source.close()
+    similarity = results.sections["similarity"]
+    basis = similarity.tables[0].basis  # type: ignore[attr-defined]
+    return {
+        "engine": engine,
+        "seconds": round(elapsed, 1),
+        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "similarity": round(similarity.score, 3),  # type: ignore[attr-defined]
+        "basis": basis.label,
+        "scans": {role: dict(counts) for role, counts in scans.items()},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=20_000_000, help="rows per side (default 20M)")
+    parser.add_argument("--folder", type=Path, default=Path("/tmp/reportgen-lake"))
+    parser.add_argument("--cores", type=int, default=2, help="Spark's local[N] (default 2)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--engine", choices=["duckdb", "spark"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.engine:  # the child process: one report, its figures as JSON
+        print(json.dumps(run_one(args.engine, args.folder, args.cores, args.seed)))
+        return
+    for side, seed, shift in (("train", 1, 0.0), ("synth", 2, 0.05)):
+        if not (args.folder / side / "events").exists():
+            _generate(args.folder / side, args.rows, seed, shift)
+    print(f"data: {args.rows:,} rows a side ({ROWS_PER_FILE:,} per file) in {args.folder}")
+    for engine in ("duckdb", "spark"):
+        command = [sys.executable, __file__, "--engine", engine, "--folder", str(args.folder)]
+        command += ["--cores", str(args.cores), "--seed", str(args.seed)]
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        print(done.stdout.strip().splitlines()[-1])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,380 @@
+"""The same numbers, samples and fingerprints on DuckDB, PostgreSQL and Spark, from one SQL definition.
+
+The data are generated with the values engines disagree on when they write them as text: NaN and
+missing values apart, infinities, -0.0, subnormal, tiny and huge doubles, datetimes with and
+without a zone, text and column names with quotes. Each engine reads the same rows: DuckDB from
+Parquet files, Spark from the same files (as DataFrames), PostgreSQL from tables filled row by row.
+The Spark tests share one local session (``spark_session``) in one xdist group.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import sqlalchemy as sa
+
+import reportgen as rg
+from reportgen.binning import fit_bins
+from reportgen.cli import main
+from reportgen.data import lake, lake_sample
+from reportgen.data.dialects import DIALECTS, translate
+from reportgen.data.kinds import to_canonical
+from reportgen.data.schema import ColumnKind as K
+from reportgen.data.schema import ForeignKey, PrimaryKey, Schema, Table
+from reportgen.data.sources import DuckDBEngine, Source
+from reportgen.data.statements import sent_statements
+from reportgen.errors import LoadError
+
+ODD = "we\"ird 'name"  # a column name with both quotes
+SPECIAL = [math.nan, math.inf, -math.inf, None, -0.0, 5e-324, 1e-310, 1e-300, 1e300, 1.7976931348623157e308]
+SPECIAL += [0.1, 1e-5, 12345678.5, 2.0**53 + 2, -2.5, 3.0]
+KINDS = {"x": K.NUMERIC, "i": K.INTEGER, "c": K.CATEGORICAL, "b": K.BOOLEAN, "d": K.DATETIME, "z": K.DATETIME}
+KINDS[ODD] = K.NUMERIC
+SPARK, SPARK_GROUP = pytest.mark.spark, pytest.mark.xdist_group("spark")  # one worker starts the session
+
+
+def events(n: int, seed: int, *, huge: bool = True) -> pa.Table:
+    """One table with every awkward value, as Arrow (NaN and missing kept apart).
+
+    ``huge=False`` leaves out magnitudes past 1e100, which overflow the report's distance space
+    (``reportgen.privacy.distance_space``, a separate matter from the engines).
+    """
+    rng = np.random.default_rng(seed)
+    x = [float(v) for v in rng.normal(seed, 1, n)]
+    x[: len(SPECIAL)] = [v if huge or v is None or not abs(v) > 1e100 else 1e6 for v in SPECIAL]
+    stamps = pd.Timestamp("2019-06-01") + pd.to_timedelta(rng.integers(0, 10**8, n), unit="s")
+    micro = pd.to_timedelta(rng.integers(0, 10**6, n), unit="us")
+    naive = [
+        None if i % 17 == 0 else (s + m).to_pydatetime()
+        for i, (s, m) in enumerate(zip(stamps, micro, strict=True))
+    ]
+    naive[1] = dt.datetime(1969, 12, 31, 23, 59, 59, 500000)  # before 1970
+    zoned = [None if v is None else v.replace(tzinfo=dt.timezone.utc) for v in naive]
+    odd = [float(v) for v in rng.gamma(2.0, 1e-3, n)]
+    odd[:4] = [1e-320, math.nan, None, 1e308 if huge else 1e6]
+    return pa.table(
+        {
+            "id": pa.array(range(n), pa.int64()),
+            "x": pa.array(x, pa.float64()),
+            "i": pa.array([None if v % 13 == 0 else int(v) for v in rng.integers(0, 50, n)], pa.int64()),
+            "c": pa.array([None if v == "-" else v for v in rng.choice(["a", "it's", 'say "hi"', "-"], n)]),
+            "b": pa.array([None if v == 2 else bool(v) for v in rng.integers(0, 3, n)], pa.bool_()),
+            "d": pa.array(naive, pa.timestamp("us")),
+            "z": pa.array(zoned, pa.timestamp("us", tz="UTC")),
+            ODD: pa.array(odd, pa.float64()),
+        }
+    )
+
+
+def shop(seed: int) -> dict[str, pa.Table]:
+    """Customers and their orders: awkward amounts, missing keys, orphans, a repeated customer key."""
+    rng = np.random.default_rng(seed)
+    n_orders = rng.integers(0, 6, 300)
+    ids = list(range(300))
+    ids[7] = 6  # a repeated key
+    keys = [float(k) for k in np.repeat(np.arange(300), n_orders)]
+    keys[:3] = [None, None, 10_000.0]  # missing keys and an orphan
+    amount = [float(v) for v in rng.gamma(2.0, 10.0, len(keys))]
+    amount[: len(SPECIAL)] = SPECIAL
+    customers = pa.table({"id": pa.array(ids, pa.int64()), "country": rng.choice(["FR", "D'E", "NL"], 300)})
+    orders = pa.table(
+        {
+            "order_id": pa.array(range(len(keys)), pa.int64()),
+            "customer_id": pa.array(keys, pa.float64()),
+            "amount": pa.array(amount, pa.float64()),
+        }
+    )
+    return {"customers": customers, "orders": orders}
+
+
+SHOP = Schema(
+    customers=Table(id=PrimaryKey()),
+    orders=Table(order_id=PrimaryKey(), customer_id=ForeignKey(parent="customers")),
+)
+
+
+def write_parquet(tables: dict[str, pa.Table], folder) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, table in tables.items():
+        pq.write_table(table, folder / f"{name}.parquet")
+
+
+_PG_TYPES = {"double": "DOUBLE PRECISION", "int64": "BIGINT", "bool": "BOOLEAN", "string": "TEXT"}
+_PG_TYPES |= {"large_string": "TEXT", "timestamp[us]": "TIMESTAMP", "timestamp[us, tz=UTC]": "TIMESTAMPTZ"}
+
+
+def write_postgres(tables: dict[str, pa.Table], url: str) -> None:
+    """The Arrow tables as PostgreSQL tables, value by value (NaN stays NaN, missing is NULL)."""
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            for name, table in tables.items():
+                columns = ", ".join(
+                    f'"{f.name.replace(chr(34), chr(34) * 2)}" {_PG_TYPES[str(f.type)]}' for f in table.schema
+                )
+                conn.exec_driver_sql(f'CREATE TABLE "{name}" ({columns})')
+                marks = ", ".join(["%s"] * table.num_columns)
+                conn.exec_driver_sql(
+                    f'INSERT INTO "{name}" VALUES ({marks})', [tuple(r.values()) for r in table.to_pylist()]
+                )
+    finally:
+        engine.dispose()
+
+
+def spark_source(session, folder, names, schema=None) -> Source:
+    frames = {name: session.read.parquet(str(folder / f"{name}.parquet")) for name in names}
+    return rg.sources.spark(session, frames, schema=schema)
+
+
+def numbers(source: Source, table: str, kinds: dict, bins: dict) -> dict:
+    """Every all-row number of one table that a report counts in the engine."""
+    numeric = [c for c, k in kinds.items() if k in (K.NUMERIC, K.INTEGER)]
+    counted = lake.bin_counts(source, table, list(kinds), bins, bins)
+    return {
+        "rows": lake.row_count(source, table),
+        "missing": lake.missing_counts(source, table, numeric, list(kinds)),
+        "univariate": [c.tolist() for c in counted.univariate],
+        "pairs": {k: v.tolist() for k, v in counted.pairs.items()},
+        "digest": lake.content_digest(source, table, kinds),
+    }
+
+
+def roles(source: Source) -> Source:
+    """The train and synth tables of ``source`` as the roles of one KS query, train first."""
+    return Source(source.engine, {t: source.relations[t] for t in ("train", "synth")}, None, "roles")
+
+
+def sample_ids(source: Source, table: str, n: int, seed: int) -> list[int]:
+    return [int(v) for v in lake.sample_rows(source, table, n, seed)["id"]]
+
+
+# -- without Spark -------------------------------------------------------------------------------------
+def test_every_statement_translates_for_every_dialect_and_the_command_prints_them(capsys, tmp_path):
+    write_parquet(shop(0), tmp_path)
+    with rg.sources.parquet(tmp_path, SHOP) as source:
+        written = sent_statements(source, "duckdb", n_max=100)
+        assert len(written) > 15
+        for dialect in DIALECTS:
+            assert all(translate(s, dialect).strip() for s in written)
+        assert any("PARTITION BY b" in s for s in sent_statements(source, "bigquery", n_max=100))  # scaled KS
+    assert (
+        main(["sql", "--dialect", "snowflake", str(tmp_path), "--schema", str(_shop_schema(tmp_path))]) == 0
+    )
+    printed = capsys.readouterr().out
+    assert (
+        "GROUP BY GROUPING SETS" in printed
+        and "TO_NUMBER(" in printed
+        and "read_parquet" not in printed.lower()
+    )
+    assert "epoch_ns" not in translate("SELECT epoch_ns(CAST(d AS TIMESTAMP)) FROM t", "spark").lower()
+
+
+def _shop_schema(folder):
+    from reportgen.data.io import write_schema
+
+    write_schema(SHOP, folder / "shop.yaml")
+    return folder / "shop.yaml"
+
+
+def test_the_canonical_text_of_a_double_gives_back_the_exact_double_in_duckdb():
+    values = [v for v in SPECIAL if v is not None] + [2.0**-1074 * 3, 2.0**1023, -(2.0**-1022)]
+    engine = DuckDBEngine()
+    engine.connection.register("t", pa.table({"x": pa.array(values, pa.float64())}))  # NaN stays NaN
+    texts = [r[0] for r in engine.rows(f"SELECT {lake.double_text_sql('x')} FROM t")]
+    engine.close()
+    for value, text in zip(values, texts, strict=True):
+        if math.isnan(value) or math.isinf(value):
+            assert text == {"nan": "nan", "inf": "inf", "-inf": "-inf"}[repr(value)]
+        elif "p" not in text:
+            assert float(text) == value and value.is_integer() and text == str(int(value))
+        else:
+            significand, exponent = text.lstrip("-").split("p")
+            assert 2**52 <= int(significand) < 2**53
+            assert (
+                math.copysign(math.ldexp(int(significand), int(exponent)), -1 if text[0] == "-" else 1)
+                == value
+            )
+
+
+def test_the_scale_out_ks_equals_the_one_window_ks_on_duckdb(tmp_path):
+    write_parquet({"train": events(800, 0)}, tmp_path / "a")
+    write_parquet({"train": events(500, 1)}, tmp_path / "b")
+    kinds = {c: k for c, k in KINDS.items() if k.is_ordered}
+    with rg.sources.parquet(tmp_path / "a") as a, rg.sources.parquet(tmp_path / "b") as b:
+        joint = Source(a.engine, {"train": a.relations["train"], "synth": b.relations["train"]}, None, "both")
+        exact = lake.ks_statistics(joint, kinds)
+        a.engine.scales_out = True
+        assert lake.ks_statistics(joint, kinds) == exact
+    assert all(0 < v["synth"] < 1 for v in exact.values())
+
+
+# -- DuckDB, PostgreSQL and Spark ----------------------------------------------------------------------
+@pytest.mark.postgres
+@SPARK
+@SPARK_GROUP
+def test_one_table_gives_the_same_numbers_samples_and_fingerprints_on_three_engines(
+    spark_session, fresh_postgres_url, tmp_path
+):
+    data = {"train": events(700, 0), "synth": events(500, 1)}
+    write_parquet(data, tmp_path)
+    write_postgres(data, fresh_postgres_url)
+    canonical = pd.DataFrame(
+        {
+            c: to_canonical(data["train"].column(c).to_pandas(), k, c, show_examples=False)
+            for c, k in KINDS.items()
+        }
+    )
+    bins = {c: fit_bins(c, k, canonical[c], n_bins=12) for c, k in KINDS.items()}
+    found = {}
+    with (
+        rg.sources.parquet(tmp_path) as duck,
+        rg.sources.sql(fresh_postgres_url) as postgres,
+        spark_source(spark_session, tmp_path, ["train", "synth"]) as spark,
+    ):
+        for name, source in (("duckdb", duck), ("postgresql", postgres), ("spark", spark)):
+            found[name] = {
+                "numbers": {t: numbers(source, t, KINDS, bins) for t in data},
+                "ks": lake.ks_statistics(roles(source), {c: k for c, k in KINDS.items() if k.is_ordered}),
+                "sample": sample_ids(source, "train", 100, seed=3),
+                "other seed": sample_ids(source, "train", 100, seed=4),
+            }
+    assert found["duckdb"] == found["postgresql"] == found["spark"]
+    duck_numbers = found["duckdb"]["numbers"]["train"]
+    assert duck_numbers["rows"] == 700 and duck_numbers["missing"]["x"] == 4  # NaN, +-inf, missing
+    assert sum(duck_numbers["univariate"][0]) == 700
+    assert found["duckdb"]["sample"] != found["duckdb"]["other seed"]
+
+
+@pytest.mark.postgres
+@SPARK
+@SPARK_GROUP
+def test_relational_samples_keys_and_fingerprints_are_the_same_on_three_engines(
+    spark_session, fresh_postgres_url, tmp_path
+):
+    data = shop(0)
+    write_parquet(data, tmp_path)
+    write_postgres(data, fresh_postgres_url)
+    rows = {"customers": 300, "orders": data["orders"].num_rows}
+    kinds = {"customers": {"id": K.ID, "country": K.CATEGORICAL}}
+    kinds["orders"] = {"order_id": K.ID, "customer_id": K.ID, "amount": K.NUMERIC}
+    (relation,) = SHOP.relations
+    found = {}
+    with (
+        rg.sources.parquet(tmp_path, SHOP) as duck,
+        rg.sources.sql(fresh_postgres_url, schema=SHOP) as postgres,
+        spark_source(spark_session, tmp_path, list(data), SHOP) as spark,
+    ):
+        for name, source in (("duckdb", duck), ("postgresql", postgres), ("spark", spark)):
+            frames, methods = lake_sample.sample(source, SHOP, rows, 150, seed=5)
+            children = lake.children_per_parent(source, relation)
+            found[name] = {
+                "sampled": {t: sorted(int(v) for v in f[SHOP[t].primary_key[0]]) for t, f in frames.items()},
+                "methods": {t: m.rsplit(", drawn in", 1)[0] for t, m in methods.items()},
+                "children": (children.values.tolist(), children.weights.tolist()),
+                "keys": lake.key_counts(source, relation),
+                "primary": lake.primary_key_counts(source, "customers", ["id"]),
+                "digests": {t: lake.content_digest(source, t, kinds[t]) for t in data},
+            }
+    assert found["duckdb"] == found["postgresql"] == found["spark"]
+    keys = found["duckdb"]["keys"]
+    assert (keys.missing_keys, keys.orphans, keys.duplicate_parent_keys) == (2, 1, 1)
+    assert 0 < len(found["duckdb"]["sampled"]["orders"]) <= 150
+
+
+@SPARK
+@SPARK_GROUP
+def test_a_whole_report_from_spark_equals_the_report_from_parquet_read_by_duckdb(spark_session, tmp_path):
+    write_parquet({"events": events(400, 0, huge=False)}, tmp_path / "train")
+    write_parquet({"events": events(400, 1, huge=False)}, tmp_path / "synth")
+    settings = {"seed": 0, "n_max_train": 300, "n_max_synth": 300}
+    from_duckdb = rg.report(tmp_path / "train", None, tmp_path / "synth", tmp_path / "duck.html", **settings)
+    with (
+        spark_source(spark_session, tmp_path / "train", ["events"]) as train,
+        spark_source(spark_session, tmp_path / "synth", ["events"]) as synth,
+    ):
+        from_spark = rg.report(train, None, synth, tmp_path / "spark.html", **settings)
+    assert _differences(_numbers(from_spark), _numbers(from_duckdb)) == []
+
+
+def _numbers(results) -> dict:
+    """A report's results without what says where and when it ran (engines, fingerprints, times).
+
+    The findings keep their codes (their messages name the inputs), and "drawn in spark" reads as
+    "drawn in duckdb".
+    """
+    dumped = results.model_dump(mode="json")
+    for key in ("provenance", "run", "timings", "inputs"):
+        dumped.pop(key, None)
+    dumped["findings"] = [finding["code"] for finding in dumped.get("findings", [])]
+    for table in dumped["sections"]["overview"]["tables"]:
+        table["sampling"] = {
+            r: m.replace("drawn in spark", "drawn in duckdb") for r, m in table["sampling"].items()
+        }
+    return _without(dumped, {"engine", "counted_in", "read_in_place", "fingerprints", "seconds", "method"})
+
+
+def _differences(a, b, path="") -> list[str]:
+    """The paths at which two dumped results differ (empty when equal)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        keys = sorted(set(a) | set(b))
+        return [d for k in keys for d in _differences(a.get(k), b.get(k), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [
+            d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _differences(x, y, f"{path}[{i}]")
+        ]
+    return [] if a == b else [f"{path}: {a!r} != {b!r}"[:300]]
+
+
+def _without(value, keys):
+    if isinstance(value, dict):
+        return {k: _without(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [_without(v, keys) for v in value]
+    return value
+
+
+@SPARK
+@SPARK_GROUP
+def test_a_spark_url_reads_a_parquet_folder_in_the_running_session_and_leaves_it_running(
+    spark_session, tmp_path
+):
+    write_parquet({"events": events(200, 0)}, tmp_path / "lake")
+    with rg.sources.open_source(f"spark://local[2]{tmp_path / 'lake'}") as source:
+        assert lake.row_count(source, "events") == 200
+        assert source.engine.dialect == "spark"
+    assert spark_session.sql("SELECT 1").collect()[0][0] == 1  # not stopped: the test's session
+
+
+@SPARK
+@SPARK_GROUP
+def test_a_missing_spark_table_is_named_in_the_error(spark_session):
+    with pytest.raises(LoadError, match="'orders'"):
+        rg.sources.spark(spark_session, {"orders": "default.no_such_table"})
+
+
+@SPARK
+@SPARK_GROUP
+def test_the_readme_spark_examples_run_as_written_against_a_local_session(
+    spark_session, tmp_path, monkeypatch
+):
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    (python,) = re.findall(r"```python spark\n(.*?)```", readme, flags=re.S)
+    (command,) = re.findall(r"```bash spark\n(.*?)```", readme, flags=re.S)
+    for side, seed in (("train", 0), ("synth", 1)):
+        write_parquet({"events": events(300, seed, huge=False)}, tmp_path / "lake" / side)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(python, "README.md", "exec"), {})
+    assert (tmp_path / "spark-report.html").is_file()
+    assert main(shlex.split(command.strip())[1:]) == 0
+    assert (tmp_path / "spark.html").is_file()
+    assert spark_session.sql("SELECT 1").collect()[0][0] == 1  # the session the examples found still runs
