@@ -2,8 +2,10 @@
 
 Sections compute; this module reads their results and turns the numbers a reader must not miss
 into findings beside those of the data checks: synthetic rows copied more often than real holdout
-rows repeat a training row, a holdout that overlaps the training data, utility at or below
-chance, and the tables a section could not measure (one finding per reason).
+rows repeat a training row, a holdout that overlaps the training data, a detection test that
+finds synthetic rows repeating training rows (an AUROC below chance, or more equal rows than real
+rows have), utility at or below chance, and the tables a section could not measure (one finding
+per reason).
 """
 
 from __future__ import annotations
@@ -27,7 +29,11 @@ OVERLAP_SHARE = 0.1  # holdout rows equal to a training row beyond this share: t
 def section_alarms(results: ReportResults) -> list[Finding]:
     """Every alarm the computed sections raise."""
     shared = results.tables_with_training_holdout()
-    return _copy_alarms(results.computed("privacy"), shared) + _utility_alarms(results.computed("utility"))
+    return (
+        _copy_alarms(results.computed("privacy"), shared)
+        + _detection_alarms(results.computed("detection"))
+        + _utility_alarms(results.computed("utility"))
+    )
 
 
 def by_severity(findings: list[Finding]) -> list[Finding]:
@@ -92,6 +98,50 @@ def _copy_alarms(privacy: Any, shared: set[str]) -> list[Finding]:
                 )
             )
     return alarms
+
+
+def _detection_alarms(detection: Any) -> list[Finding]:
+    """A table whose detection AUROC lies wholly below chance, or whose synthetic rows repeat
+    training rows clearly more often than real rows do: both are copying, never a pass."""
+    if detection is None:
+        return []
+    alarms = []
+    for t in detection.tables:
+        s = t.synthetic
+        if s.below_chance:
+            alarms.append(
+                Finding(
+                    severity="warning",
+                    code="detection_below_chance",
+                    table=t.table,
+                    message=(
+                        "Synthetic rows repeat (or nearly repeat) training rows: the detection classifier's "
+                        f"out-of-fold AUROC is {s.auc:.3f} [{s.low:.3f}, {s.high:.3f}], below chance, because "
+                        "a model that learned a training row takes its synthetic twin for real."
+                    ),
+                )
+            )
+        if t.copies_suspected:
+            alarms.append(
+                Finding(
+                    severity="warning",
+                    code="detection_repeats_training",
+                    table=t.table,
+                    message=(
+                        f"{s.repeats:.1%} of the synthetic rows in the detection sample equal a training row "
+                        f"on every feature, against {t.repeats_reference:.1%} of {_repeats_reference_rows(t)}: "
+                        "the generator repeats training rows."
+                    ),
+                )
+            )
+    return alarms
+
+
+def _repeats_reference_rows(table: Any) -> str:
+    """Which real rows the synthetic repeats are compared with."""
+    if table.holdout is not None:
+        return "holdout rows"
+    return "training rows (each against the others; no holdout was given)"
 
 
 def _utility_alarms(utility: Any) -> list[Finding]:
