@@ -101,26 +101,19 @@ def _copy_alarms(privacy: Any, shared: set[str]) -> list[Finding]:
 
 
 def _detection_alarms(detection: Any) -> list[Finding]:
-    """A table whose detection AUROC lies wholly below chance, or whose synthetic rows repeat
-    training rows clearly more often than real rows do: both are copying, never a pass."""
+    """Detection's copying alarms: an AUROC wholly below chance, or repeats above the reference.
+
+    Both mean synthetic rows repeat training rows, never a pass. Below chance is a warning when far
+    below (``far_below_chance``), a note when only the 95% interval lies below 0.5, as honest
+    data's does now and then.
+    """
     if detection is None:
         return []
     alarms = []
     for t in detection.tables:
         s = t.synthetic
         if s.below_chance:
-            alarms.append(
-                Finding(
-                    severity="warning",
-                    code="detection_below_chance",
-                    table=t.table,
-                    message=(
-                        "Synthetic rows repeat (or nearly repeat) training rows: the detection classifier's "
-                        f"out-of-fold AUROC is {s.auc:.3f} [{s.low:.3f}, {s.high:.3f}], below chance, because "
-                        "a model that learned a training row takes its synthetic twin for real."
-                    ),
-                )
-            )
+            alarms.append(_below_chance_finding(t.table, s))
         if t.copies_suspected:
             alarms.append(
                 Finding(
@@ -128,13 +121,37 @@ def _detection_alarms(detection: Any) -> list[Finding]:
                     code="detection_repeats_training",
                     table=t.table,
                     message=(
-                        f"{s.repeats:.1%} of the synthetic rows in the detection sample equal a training row "
-                        f"on every feature, against {t.repeats_reference:.1%} of {_repeats_reference_rows(t)}: "
-                        "the generator repeats training rows."
+                        f"{s.repeats:.1%} of the synthetic rows in the detection sample equal a training "
+                        f"row on every column, against {t.repeats_reference:.1%} of "
+                        f"{_repeats_reference_rows(t)}: the generator repeats training rows."
                     ),
                 )
             )
     return alarms
+
+
+def _below_chance_finding(table: str, s: Any) -> Finding:
+    interval = f"{s.auc:.3f} [{s.low:.3f}, {s.high:.3f}]"
+    auc = f"the detection classifier's out-of-fold AUROC is {interval}, below chance"
+    if s.far_below_chance:
+        return Finding(
+            severity="warning",
+            code="detection_below_chance",
+            table=table,
+            message=(
+                f"Synthetic rows repeat (or nearly repeat) training rows: {auc}, because a model that "
+                "learned a training row takes its synthetic twin for real."
+            ),
+        )
+    return Finding(
+        severity="info",
+        code="detection_below_chance",
+        table=table,
+        message=(
+            f"Synthetic rows may repeat training rows: {auc}, as when a model that learned a training "
+            "row takes its synthetic twin for real, though honest data falls this low now and then."
+        ),
+    )
 
 
 def _repeats_reference_rows(table: Any) -> str:

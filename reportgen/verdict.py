@@ -154,8 +154,10 @@ def _clearly_worse(h: Headline) -> bool:
 
 
 def share_clearly_above(share: float, reference: float) -> bool:
-    """Whether a share (exact copies, rows at risk) is clearly above its reference: above both twice
-    the reference and the reference plus ``SHARE_MARGIN``."""
+    """Whether a share (exact copies, rows at risk) is clearly above its reference.
+
+    Clearly: above both twice the reference and the reference plus ``SHARE_MARGIN``.
+    """
     return share > max(2 * reference, reference + SHARE_MARGIN)
 
 
