@@ -418,14 +418,10 @@ def _features(
 
 def _estimate(fit: _Fit) -> AucEstimate:
     auc, low, high = fold_auc(fit.y, fit.scores, fit.folds)
-    return AucEstimate(
-        auc=auc,
-        low=low,
-        high=high,
-        score=detection_score(auc, below_chance=high < 0.5),
-        rows=len(fit.y) // 2,
-        repeats=fit.repeats,
+    estimate = AucEstimate(
+        auc=auc, low=low, high=high, score=100.0, rows=len(fit.y) // 2, repeats=fit.repeats
     )
+    return estimate.model_copy(update={"score": detection_score(auc, below_chance=estimate.below_chance)})
 
 
 def _copies_suspected(table: TableDetection) -> bool:
