@@ -3,8 +3,9 @@
 Sections compute; this module reads their results and turns the numbers a reader must not miss
 into findings beside those of the data checks: synthetic rows copied more often than real holdout
 rows repeat a training row, a holdout that overlaps the training data, a generator that appears to
-have seen the holdout, utility at or below chance, and the tables a section could not measure (one
-finding per reason).
+have seen the holdout, a detection test that finds synthetic rows repeating training rows (an AUROC
+below chance, or more equal rows than real rows have), utility at or below chance, and the tables a
+section could not measure (one finding per reason).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def section_alarms(results: ReportResults) -> list[Finding]:
         copies
         + flattered
         + _holdout_seen_alarms(privacy, shared)
+        + _detection_alarms(results.computed("detection"))
         + _utility_alarms(results.computed("utility"))
     )
 
@@ -166,6 +168,67 @@ def _holdout_seen_message(check: Any) -> str:
         "linkability and inference risks and TSTR treat the holdout as rows the generator never saw, so "
         "they are unreliable and too kind here. Keep the holdout apart before fitting the generator."
     )
+
+
+def _detection_alarms(detection: Any) -> list[Finding]:
+    """Detection's copying alarms: an AUROC wholly below chance, or repeats above the reference.
+
+    Both mean synthetic rows repeat training rows, never a pass. Below chance is a warning when far
+    below (``far_below_chance``), a note when only the 95% interval lies below 0.5, as honest
+    data's does now and then.
+    """
+    if detection is None:
+        return []
+    alarms = []
+    for t in detection.tables:
+        s = t.synthetic
+        if s.below_chance:
+            alarms.append(_below_chance_finding(t.table, s))
+        if t.copies_suspected:
+            alarms.append(
+                Finding(
+                    severity="warning",
+                    code="detection_repeats_training",
+                    table=t.table,
+                    message=(
+                        f"{s.repeats:.1%} of the synthetic rows in the detection sample equal a training "
+                        f"row on every column, against {t.repeats_reference:.1%} of "
+                        f"{_repeats_reference_rows(t)}: the generator repeats training rows."
+                    ),
+                )
+            )
+    return alarms
+
+
+def _below_chance_finding(table: str, s: Any) -> Finding:
+    interval = f"{s.auc:.3f} [{s.low:.3f}, {s.high:.3f}]"
+    auc = f"the detection classifier's out-of-fold AUROC is {interval}, below chance"
+    if s.far_below_chance:
+        return Finding(
+            severity="warning",
+            code="detection_below_chance",
+            table=table,
+            message=(
+                f"Synthetic rows repeat (or nearly repeat) training rows: {auc}, because a model that "
+                "learned a training row takes its synthetic twin for real."
+            ),
+        )
+    return Finding(
+        severity="info",
+        code="detection_below_chance",
+        table=table,
+        message=(
+            f"Synthetic rows may repeat training rows: {auc}, as when a model that learned a training "
+            "row takes its synthetic twin for real, though honest data falls this low now and then."
+        ),
+    )
+
+
+def _repeats_reference_rows(table: Any) -> str:
+    """Which real rows the synthetic repeats are compared with."""
+    if table.holdout is not None:
+        return "holdout rows"
+    return "training rows (each against the others; no holdout was given)"
 
 
 def _utility_alarms(utility: Any) -> list[Finding]:

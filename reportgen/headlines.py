@@ -168,7 +168,8 @@ def _detection(results: ReportResults) -> list[Headline]:
             higher_is_better=True,
             meaning=(
                 "Whether a classifier can tell synthetic rows from real ones, in the table or view "
-                "where it does best (100: no better than a coin toss; 0: every synthetic row recognised)."
+                "where it does best (100: no better than a coin toss; 0: every synthetic row recognised; "
+                "an AUROC below chance scores as low as one as far above it)."
             ),
         )
     ]

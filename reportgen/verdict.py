@@ -64,6 +64,8 @@ FINDING_CONCERN: dict[str, Concern] = {
     "exact_copies_above_reference": "privacy",
     "holdout_overlaps_training": "privacy",
     "generator_saw_holdout": "privacy",
+    "detection_below_chance": "privacy",
+    "detection_repeats_training": "privacy",
     "privacy_not_measured": "privacy",
     "tstr_at_chance": "utility",
     "synthetic_target_unlearnable": "utility",
@@ -176,12 +178,20 @@ def _clearly_worse(h: Headline) -> bool:
     if h.reference is None:  # an attack's risk: 0 is its level, and its interval says if it is above
         return h.interval is not None and not h.higher_is_better and h.interval[0] > SHARE_MARGIN
     if h.unit == "share":
-        return h.value > max(2 * h.reference, h.reference + SHARE_MARGIN)
+        return share_clearly_above(h.value, h.reference)
     if h.closer_to_reference and h.name != "authenticity":
         return abs(h.value - h.reference) > SCORE_MARGIN
     if h.name == "authenticity":  # above the reference is not a privacy risk (fidelity shows it)
         return h.reference - h.value > SCORE_MARGIN
     return (h.reference - h.value if h.higher_is_better else h.value - h.reference) > SCORE_MARGIN
+
+
+def share_clearly_above(share: float, reference: float) -> bool:
+    """Whether a share (exact copies, rows at risk) is clearly above its reference.
+
+    Clearly: above both twice the reference and the reference plus ``SHARE_MARGIN``.
+    """
+    return share > max(2 * reference, reference + SHARE_MARGIN)
 
 
 def _gap(h: Headline) -> float:

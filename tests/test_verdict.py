@@ -45,7 +45,9 @@ def test_copied_rows_fail_privacy_only(real, tmp_path):
     results = run(tmp_path, train, test, copied)
     found = verdicts(results)
     assert found["privacy"] == "fail" and found["utility"] == "pass"
-    assert "exact_copies_above_reference" in {f.code for f in results.findings}
+    assert {"exact_copies_above_reference", "detection_repeats_training"} <= {
+        f.code for f in results.findings
+    }
 
 
 def test_an_inverted_label_is_a_utility_concern_with_an_alarm(real, tmp_path):
@@ -86,7 +88,9 @@ def test_a_copy_of_a_60_row_table_is_caught_and_its_privacy_bar_fails_closed(tmp
     assert "release bar not evaluated: privacy" in err and "too few rows for the proximity ratios" in err
     results = rg.ReportResults.load(tmp_path / "r.json")
     assert results.sections["privacy"].exact_copies == 1.0
-    assert "exact_copies_above_reference" in {f.code for f in results.findings}
+    assert {"exact_copies_above_reference", "detection_repeats_training"} <= {
+        f.code for f in results.findings
+    }
     assert verdicts(results)["privacy"] == "fail"
     html = (tmp_path / "r.html").read_text()
     assert "could not be evaluated" in html and "The synthetic data does not pass" in html

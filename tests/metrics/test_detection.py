@@ -7,21 +7,30 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import StratifiedKFold
 
 import reportgen as rg
+from reportgen.alarms import section_alarms
 from reportgen.api import prepare_context
 from reportgen.headlines import headlines
 from reportgen.metrics.detection import (
+    MIN_LEAF,
     MIN_ROWS,
     N_FOLDS,
+    DetectionResult,
+    _grouped_folds,
     compute_detection,
     delong,
     detection_score,
+    equal_rows,
     fold_auc,
 )
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.render.environment import environment
 from reportgen.render.formatting import fmt_num
+from reportgen.results import ReportResults
 from reportgen.settings import ReportSettings
+from reportgen.verdict import FINDING_CONCERN
 
 from .test_association import marginals, population
 
@@ -77,6 +86,8 @@ def test_the_interval_is_widened_for_the_shared_training_rows():
 
 def test_the_score():
     assert [detection_score(a) for a in (0.3, 0.5, 0.6, 0.75, 1.0)] == pytest.approx([100, 100, 80, 50, 0])
+    # below chance, scored by the distance from 0.5 either way
+    assert [detection_score(a, below_chance=True) for a in (0.0, 0.1, 0.4)] == pytest.approx([0, 20, 80])
 
 
 def test_a_fresh_sample_cannot_be_told_apart(fresh):
@@ -210,3 +221,148 @@ def test_association_of_a_lost_link_between_tables_shows_only_in_the_entity_view
     assert lost.tables == [] and lost.retained is None and set(lost.skipped) == {"customers", "orders"}
     found = headlines(rg.ReportResults.model_construct(sections={"association": lost}, findings=[]))
     assert "association" not in found and found["association_entity"].value == 100 * lost.entities[0].retained
+
+
+# Copies cannot pass for chance (issue 30, item 2). Rows: x, y, e numbers, level and d categories.
+
+
+@pytest.fixture(scope="module")
+def copied(real):
+    train, test = real
+    return detection(train, test, train.sample(frac=1, random_state=0))
+
+
+@pytest.fixture(scope="module")
+def near_copies(real):
+    """Training rows with a tiny jitter on every number: equal on no row, yet each one a twin."""
+    train, test = real
+    rng = np.random.default_rng(11)
+    jittered = train.assign(**{c: train[c] + rng.normal(0, 1e-3, N) for c in ("x", "y", "e")})
+    return detection(train, test, jittered)
+
+
+def alarms(result: DetectionResult) -> dict[str, str]:
+    """The detection alarms of the result: code to severity."""
+    found = section_alarms(ReportResults.model_construct(sections={"detection": result}, findings=[]))
+    return {f.code: f.severity for f in found}
+
+
+def page(result: DetectionResult) -> str:
+    """The detection page's text, without its opening paragraph (which explains the scale)."""
+    html = (
+        environment()
+        .get_template("sections/detection.html.j2")
+        .render(result=result, figures={}, run=None, title="Detection")
+    )
+    html = html.split("</p>", 1)[1]
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))
+
+
+def says_chance(text: str) -> bool:
+    return bool(re.search(r"chance|cannot tell|coin toss", text))
+
+
+def test_a_verbatim_copy_is_an_alarm_never_chance(copied):
+    """Equal rows share a fold, so the classifier sees chance; the copies are counted instead."""
+    table = copied.tables[0]
+    assert table.synthetic.repeats == 1.0 and table.holdout.repeats == 0.0
+    assert table.copies_suspected and table.repeats_reference == 0.0
+    assert alarms(copied) == {"detection_repeats_training": "warning"}
+    assert FINDING_CONCERN["detection_repeats_training"] == "privacy"
+    text = page(copied)
+    assert not says_chance(text)
+    assert "repeat training rows" in text and "100.0% holdout 0.0%" in text
+
+
+def test_a_verbatim_copy_without_a_holdout_is_an_alarm(real):
+    """Without a holdout, the reference is what training rows repeat among themselves."""
+    train, _ = real
+    result = detection(train, None, train.iloc[::-1], n_max_detection=300)
+    table = result.tables[0]
+    assert table.holdout is None and table.training_repeats == 0.0 == table.repeats_reference
+    assert table.synthetic.repeats == 1.0 and table.copies_suspected
+    assert alarms(result) == {"detection_repeats_training": "warning"}
+    assert "100.0% training 0.0%" in page(result) and not says_chance(page(result))
+
+
+def test_near_copies_fall_below_chance_and_are_an_alarm(near_copies):
+    """Jittered copies are not equal, so they stay split: the classifier takes each twin for real."""
+    s = near_copies.tables[0].synthetic
+    assert s.repeats == 0.0 and s.high < 0.3 and s.below_chance and s.far_below_chance
+    assert s.score == pytest.approx(100 * (1 - 2 * (0.5 - s.auc))) and s.score < 60
+    assert near_copies.score == s.score
+    assert alarms(near_copies) == {"detection_below_chance": "warning"}
+    assert FINDING_CONCERN["detection_below_chance"] == "privacy"
+    text = page(near_copies)
+    assert not says_chance(text) and "learned training rows from their synthetic twins" in text
+
+
+def test_half_copies_in_a_detectable_generator_are_an_alarm(real, independent):
+    train, test = real
+    rng = np.random.default_rng(12)
+    half = pd.concat([marginals(train, rng).iloc[: N // 2], train.iloc[N // 2 :]], ignore_index=True)
+    result = detection(train, test, half)
+    table = result.tables[0]
+    assert table.synthetic.repeats == 0.5 and table.copies_suspected
+    assert 0.6 < table.synthetic.auc < independent.tables[0].synthetic.auc  # copies hide from the classifier
+    assert alarms(result) == {"detection_repeats_training": "warning"}
+
+
+def test_a_fresh_sample_raises_no_alarm(fresh, independent):
+    for result in (fresh, independent):
+        table = result.tables[0]
+        assert table.synthetic.repeats == 0.0 and table.holdout.repeats == 0.0
+        assert not table.copies_suspected and not table.synthetic.below_chance
+        assert alarms(result) == {}
+    assert fresh.score > 90 and "cannot tell the rows apart" in page(fresh)
+
+
+def categories(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Three categorical columns, 32 cells: most rows of each kind equal some training row."""
+    a = rng.integers(0, 4, n)
+    b = np.where(rng.random(n) < 0.6, a, rng.integers(0, 4, n))
+    return pd.DataFrame({"a": a.astype(str), "b": b.astype(str), "c": rng.choice(["p", "q"], n)})
+
+
+def test_categorical_rows_equal_by_chance_are_no_alarm_and_a_copy_of_them_is():
+    """Common rows (>= MIN_LEAF of them) stay split: an honest sample is near 0.5, a copy far below."""
+    rng = np.random.default_rng(13)
+    train, test = categories(N, rng), categories(N, rng)
+    honest = detection(train, test, categories(N, rng)).tables[0]
+    assert honest.synthetic.repeats > 0.99 and honest.holdout.repeats > 0.99 and not honest.copies_suspected
+    assert honest.synthetic.low <= 0.5 <= honest.synthetic.high
+    copy = detection(train, test, train.iloc[::-1])
+    assert copy.tables[0].synthetic.far_below_chance and not copy.tables[0].copies_suspected
+    assert alarms(copy) == {"detection_below_chance": "warning"}
+
+
+def test_equal_rows_share_a_fold_and_other_folds_are_plain_stratified_ones():
+    rng = np.random.default_rng(14)
+    x = rng.normal(size=(400, 3))
+    x[3, 1], x[4, 2] = np.nan, -0.0
+    y = np.repeat([0.0, 1.0], 200)
+    plain = [held for _, held in StratifiedKFold(N_FOLDS, shuffle=True, random_state=7).split(x, y)]
+    grouped = _grouped_folds(y, equal_rows(x), 7)
+    assert all(np.array_equal(a, b) for a, b in zip(grouped, plain, strict=True))
+    twins = np.vstack([x[:200], x[:200]])  # missing equals missing, -0.0 equals 0.0
+    twins[200 + 4, 2] = 0.0
+    groups = equal_rows(twins)
+    assert np.array_equal(groups[:200], groups[200:]) and groups.max() == 199
+    fold = np.empty(400, dtype=int)
+    for k, held in enumerate(_grouped_folds(y, groups, 7)):
+        fold[held] = k
+    assert np.array_equal(fold[:200], fold[200:])
+    common = np.zeros((400, 1))  # one feature row held by every row: split like any row
+    folds = _grouped_folds(y, equal_rows(common), 7)
+    assert MIN_LEAF < 400 and [int(y[f].sum()) for f in folds] == [40] * N_FOLDS
+
+
+def test_older_results_without_the_copy_counts_still_load(fresh):
+    old = fresh.model_dump(mode="json")
+    for table in old["tables"]:
+        del table["training_repeats"], table["copies_suspected"]
+        for side in ("synthetic", "holdout"):
+            del table[side]["repeats"]
+    loaded = DetectionResult.model_validate(old)
+    assert loaded.tables[0].synthetic.repeats is None and not loaded.tables[0].copies_suspected
+    assert alarms(loaded) == {} and "cannot tell the rows apart" in page(loaded)
