@@ -28,6 +28,7 @@ from reportgen.results import Finding, ReferenceSplit
 from reportgen.seeding import derived_seed
 
 MAX_SET_ASIDE = 0.5
+MIN_SPLIT_ROWS = 200  # training rows (largest table) below which no part is set aside
 
 
 @dataclass(frozen=True)
@@ -42,12 +43,21 @@ class TrainingSplit:
 def training_split(context: EvaluationContext) -> TrainingSplit | None:
     """The training data split into kept and set-aside parts, for a context without a holdout.
 
-    ``None`` when the context has a holdout. When the split is impossible (a root table of one
-    entity), the context's findings say why and ``None`` is returned: the references stay empty.
+    ``None`` when the context has a holdout. When no split is made (too few training rows, inputs
+    read in place, a root table of one entity), the context's findings say why and ``None`` is
+    returned: the references stay empty. Inputs read in place keep their sections on the engine's
+    all-row counts, which a split of the in-memory sample would replace by sample counts.
     """
     if context.test is not None:
         return None
     full = context.full_train
+    largest = max(len(full[name]) for name in full)
+    if largest < MIN_SPLIT_ROWS:
+        context.findings.append(_no_split(f"{largest:,} training rows; a split needs {MIN_SPLIT_ROWS}"))
+        return None
+    if context.in_place is not None:
+        context.findings.append(_no_split("data read in place keeps every number on all of its rows"))
+        return None
     share = set_aside_share(full, context.full_synth)
     seed = derived_seed(context.settings.seed, "reference-split")
     with warnings.catch_warnings(record=True) as caught:
@@ -64,8 +74,8 @@ def training_split(context: EvaluationContext) -> TrainingSplit | None:
         test=set_aside.sample(settings.n_max_test, derived_seed(settings.seed, f"sample:{TEST}")),
         full_train=kept,
         full_test=set_aside,
-        findings=[],
-        in_place=None,  # the parts are in memory (inputs read in place were sampled first)
+        findings=context.findings,  # the sections' findings reach the report
+        in_place=None,
         holdout_from_training=True,
         _prepared={},
         _entities={},

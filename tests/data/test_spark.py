@@ -37,6 +37,7 @@ SPECIAL += [0.1, 1e-5, 12345678.5, 2.0**53 + 2, -2.5, 3.0]
 KINDS = {"x": K.NUMERIC, "i": K.INTEGER, "c": K.CATEGORICAL, "b": K.BOOLEAN, "d": K.DATETIME, "z": K.DATETIME}
 KINDS[ODD] = K.NUMERIC
 SPARK, SPARK_GROUP = pytest.mark.spark, pytest.mark.xdist_group("spark")  # one worker starts the session
+JAVA = pytest.mark.needs("Java")  # the local session's runtime: skipped (failed under CI) without it
 
 
 def events(n: int, seed: int, *, huge: bool = True) -> pa.Table:
@@ -217,6 +218,7 @@ def test_the_scale_out_ks_equals_the_one_window_ks_on_duckdb(tmp_path):
 # -- DuckDB, PostgreSQL and Spark ----------------------------------------------------------------------
 @pytest.mark.postgres
 @SPARK
+@JAVA
 @SPARK_GROUP
 def test_one_table_gives_the_same_numbers_samples_and_fingerprints_on_three_engines(
     spark_session, fresh_postgres_url, tmp_path
@@ -253,6 +255,7 @@ def test_one_table_gives_the_same_numbers_samples_and_fingerprints_on_three_engi
 
 @pytest.mark.postgres
 @SPARK
+@JAVA
 @SPARK_GROUP
 def test_relational_samples_keys_and_fingerprints_are_the_same_on_three_engines(
     spark_session, fresh_postgres_url, tmp_path
@@ -288,6 +291,7 @@ def test_relational_samples_keys_and_fingerprints_are_the_same_on_three_engines(
 
 
 @SPARK
+@JAVA
 @SPARK_GROUP
 def test_a_whole_report_from_spark_equals_the_report_from_parquet_read_by_duckdb(spark_session, tmp_path):
     write_parquet({"events": events(400, 0, huge=False)}, tmp_path / "train")
@@ -340,6 +344,7 @@ def _without(value, keys):
 
 
 @SPARK
+@JAVA
 @SPARK_GROUP
 def test_a_spark_url_reads_a_parquet_folder_in_the_running_session_and_leaves_it_running(
     spark_session, tmp_path
@@ -352,6 +357,7 @@ def test_a_spark_url_reads_a_parquet_folder_in_the_running_session_and_leaves_it
 
 
 @SPARK
+@JAVA
 @SPARK_GROUP
 def test_a_missing_spark_table_is_named_in_the_error(spark_session):
     with pytest.raises(LoadError, match="'orders'"):
@@ -359,6 +365,7 @@ def test_a_missing_spark_table_is_named_in_the_error(spark_session):
 
 
 @SPARK
+@JAVA
 @SPARK_GROUP
 def test_the_readme_spark_examples_run_as_written_against_a_local_session(
     spark_session, tmp_path, monkeypatch

@@ -2,6 +2,7 @@
 
 import re
 from html import unescape
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -243,7 +244,8 @@ def near_copies(real):
 
 def alarms(result: DetectionResult) -> dict[str, str]:
     """The detection alarms of the result: code to severity."""
-    found = section_alarms(ReportResults.model_construct(sections={"detection": result}, findings=[]))
+    run = SimpleNamespace(reference_split=None)
+    found = section_alarms(ReportResults.model_construct(sections={"detection": result}, findings=[], run=run))
     return {f.code: f.severity for f in found}
 
 
