@@ -245,7 +245,9 @@ def near_copies(real):
 def alarms(result: DetectionResult) -> dict[str, str]:
     """The detection alarms of the result: code to severity."""
     run = SimpleNamespace(reference_split=None)
-    found = section_alarms(ReportResults.model_construct(sections={"detection": result}, findings=[], run=run))
+    found = section_alarms(
+        ReportResults.model_construct(sections={"detection": result}, findings=[], run=run)
+    )
     return {f.code: f.severity for f in found}
 
 
