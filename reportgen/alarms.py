@@ -232,23 +232,20 @@ def _repeats_reference_rows(table: Any) -> str:
 
 
 def _utility_alarms(utility: Any) -> list[Finding]:
+    """TSTR at chance, or a synthetic target its own columns cannot predict (the real one they can)."""
     if utility is None:
         return []
     alarms = []
     for t in utility.tables:
-        chance = chance_level(t.metric)
+        chance = f"chance {chance_level(t.metric):g}"
         if at_chance(t.tstr, t.metric):
             alarms.append(
-                Finding(
-                    severity="warning",
-                    code="tstr_at_chance",
-                    table=t.table,
-                    column=t.target,
-                    message=(
-                        f"Models trained on the synthetic data predict {t.target} no better than chance "
-                        f"on real data (TSTR {t.tstr:.3f} {t.metric}, chance {chance:g}): the synthetic "
-                        "data is not useful for this task."
-                    ),
+                _utility_finding(
+                    t,
+                    "tstr_at_chance",
+                    f"Models trained on the synthetic data predict {t.target} no better than chance on real "
+                    f"data (TSTR {t.tstr:.3f} {t.metric}, {chance}): the synthetic data is not useful for "
+                    "this task.",
                 )
             )
         elif (
@@ -258,20 +255,20 @@ def _utility_alarms(utility: Any) -> list[Finding]:
             and at_chance(own := synthetic_self_score(t), t.metric)
         ):
             alarms.append(
-                Finding(
-                    severity="warning",
-                    code="synthetic_target_unlearnable",
-                    table=t.table,
-                    column=t.target,
-                    message=(
-                        f"Models trained on half of the synthetic data predict {t.target} no better than "
-                        f"chance on its other half (mean {own:.3f} {t.metric}, chance {chance:g}): in the "
-                        "synthetic data the target does not depend on the other columns. TSTR's "
-                        f"{t.tstr:.3f} comes from the columns' frequencies, not from a relationship kept."
-                    ),
+                _utility_finding(
+                    t,
+                    "synthetic_target_unlearnable",
+                    f"Models trained on half of the synthetic data predict {t.target} no better than chance "
+                    f"on its other half (mean {own:.3f} {t.metric}, {chance}): in the synthetic data the "
+                    f"target does not depend on the other columns. TSTR's {t.tstr:.3f} comes from the "
+                    "columns' frequencies, not from a relationship kept.",
                 )
             )
     return alarms
+
+
+def _utility_finding(table: Any, code: str, message: str) -> Finding:
+    return Finding(severity="warning", code=code, table=table.table, column=table.target, message=message)
 
 
 def not_measured_findings(computed: Mapping[str, SectionResult]) -> list[Finding]:
