@@ -16,8 +16,7 @@ from typing import Any
 
 from reportgen.context import ENTITY_SUFFIX, NO_COMPARED_COLUMNS
 from reportgen.data.relational import SINGLE_TABLE_NAME
-from reportgen.headlines import at_chance, chance_level, synthetic_self_score
-from reportgen.metrics.utility import NO_TARGET
+from reportgen.metrics.utility import NO_TARGET, at_chance, chance_level, synthetic_self_score
 from reportgen.render.formatting import listed
 from reportgen.results import Finding, ReportResults, SectionResult
 

@@ -34,8 +34,8 @@ from reportgen.data.validation import (
     missing_table_findings,
 )
 from reportgen.errors import IncompatibleDataError
-from reportgen.gates import bars_in_force, evaluate_gates
-from reportgen.headlines import size_findings
+from reportgen.gates import bars_in_force, evaluate_gates, mark_bars
+from reportgen.headlines import headlines, size_findings
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, Section, sections
 from reportgen.metrics.targets import resolve_targets
 from reportgen.outputs import check_output_path
@@ -189,6 +189,7 @@ def report(
     with prepared(data_train, data_test, data_synth, settings, schema=schema) as context:
         results = evaluate(context, title=title or _default_title(context), notify=notify)
     results.gates = evaluate_gates(results, bars, allow_not_evaluated=allow_not_evaluated)
+    mark_bars(results.headlines, results.gates)
     results.verdicts = verdicts(results)
     if before is not None:
         results.comparison = compare(results, before, str(previous))
@@ -421,6 +422,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
         sections=computed,
     )
     results.findings = by_severity(results.findings + section_alarms(results) + size_findings(results))
+    results.headlines = headlines(results)
     return results
 
 

@@ -137,12 +137,7 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help=(
-            "release bar on a headline, repeatable (e.g. privacy=80 mia_auc=0.6 singling_out=0.05); exit 3 "
-            "when the number is worse than VALUE: below it for the 0-100 scores, above it for exact_copies, "
-            "mia_auc, mia_tpr_at_1pct_fpr, epsilon_lower, singling_out, linkability and inference "
-            "(shares 0-1)"
-        ),
+        help=_bar_help(),
     )
     rep.add_argument(
         "--allow-not-evaluated",
@@ -433,6 +428,23 @@ def _targets(texts: Sequence[str], tables: list[str]) -> dict[str, str]:
             table, column = tables[0], text
         targets[table] = column
     return targets
+
+
+def _bar_help() -> str:
+    """The --fail-under help, from the bars the registered sections offer."""
+    from reportgen.gates import bar_specs
+
+    offered = bar_specs().values()
+    at_least = ", ".join(b.name for b in offered if b.higher_is_better)
+    at_most = ", ".join(
+        f"{b.name} ({b.describe_bounds().removeprefix('a number from ')})"
+        for b in offered
+        if not b.higher_is_better
+    )
+    return (
+        "release bar on a headline, repeatable (e.g. privacy=80); exit 3 when the number is worse than "
+        f"VALUE: below it for {at_least} (scores 0-100), above it for {at_most}"
+    )
 
 
 def _add_risk_options(parser: argparse.ArgumentParser) -> None:

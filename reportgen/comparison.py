@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reportgen.errors import LoadError
-from reportgen.headlines import Headline, headlines
-from reportgen.results import Comparison, HeadlineChange, ReportResults
+from reportgen.headlines import headlines
+from reportgen.results import Comparison, Headline, HeadlineChange, ReportResults
 from reportgen.structured import parse_yaml_or_json
 
 SCORE_TOLERANCE = 1.0
@@ -47,7 +47,7 @@ def load_previous(path: str | Path) -> ReportResults:
 
 def compare(current: ReportResults, previous: ReportResults, source: str) -> Comparison:
     """Each headline of ``current`` beside ``previous``, with the regressions."""
-    now, before = headlines(current), headlines(previous)
+    now, before = current.headlines or headlines(current), previous.headlines or headlines(previous)
     changes = [_change(h, before.get(name)) for name, h in now.items()]
     changes += [
         HeadlineChange(

@@ -1,106 +1,77 @@
 """Release gates: bars the headline scores must reach, so a pipeline can stop a release.
 
 Each gate reads one headline number (``reportgen.headlines``) and fails when the number is worse
-than its bar: below it for the scores (0-100, higher is better), above it for the measures where
-lower is better (``exact_copies``, ``mia_tpr_at_1pct_fpr``, ``singling_out``, ``linkability`` and
-``inference`` as shares from 0 to 1, ``mia_auc`` and ``epsilon_lower`` as plain numbers). ``BARS``
-states each bar's direction and range; a number equal to its bar passes. Gates fail closed: a bar
-whose number could not be computed (its section did not run, no table was large enough, no holdout
-or target), or whose number would pass but is unreliable (an attack or utility number when the
-generator appears to have seen the holdout), is "not evaluated" and fails the release with the
-reason, unless the user opts out (``report(allow_not_evaluated=True)``, ``--allow-not-evaluated``).
-One bar is always in force: a training table without synthetic data fails the release.
+than its bar: below it for the measures where higher is better, above it for those where lower is
+better. The sections declare which headlines offer a bar, with its direction, unit and range
+(``HeadlineSpec.bar``, ``low``, ``high``; ``bar_specs``); a number equal to its bar passes. Gates
+fail closed: a bar whose number could not be computed (its section did not run, no table was large
+enough, no holdout or target), or whose number would pass but is unreliable (an attack or utility
+number when the generator appears to have seen the holdout), is "not evaluated" and fails the
+release with the reason, unless the user opts out (``report(allow_not_evaluated=True)``,
+``--allow-not-evaluated``). One bar is always in force: a training table without synthetic data fails the
+release.
 
-Bars come from ``DEFAULT_BARS``, overridden by the user (``report(fail_under={...})``, a config
-file, or ``--fail-under name=value`` on the command line).
+Bars come from the sections' defaults (``default_bars``), overridden by the user
+(``report(fail_under={...})``, a config file, or ``--fail-under name=value`` on the command line).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 from reportgen.errors import InvalidParameterError
-from reportgen.headlines import Headline, headlines, too_few_rows
-from reportgen.results import GateResult, GatesResult, ReportResults
+from reportgen.headlines import headlines, section_of, specs, too_few_rows
+from reportgen.metrics.registry import HeadlineSpec
+from reportgen.results import Concern, GateResult, GatesResult, Headline, ReportResults
 
 
-@dataclass(frozen=True)
-class Bar:
-    """Which way a bar's headline is good, and the range a bar on it may take."""
-
-    higher_is_better: bool = True
-    low: float = 0.0
-    high: float = 100.0
-    unit: Literal["score", "share", "number"] = "score"
-
-    def passes(self, value: float, bar: float) -> bool:
-        return value >= bar if self.higher_is_better else value <= bar
-
-    def describe(self) -> str:
-        high = "infinity" if math.isinf(self.high) else f"{self.high:g}"
-        return f"a number from {self.low:g} to {high}"
+def bar_specs() -> dict[str, HeadlineSpec]:
+    """The headlines that offer a release bar, by name, in page order (their sections declare them)."""
+    return {name: spec for name, spec in specs().items() if spec.bar}
 
 
-# Scores on 0-100 where higher is better (authenticity is not one: a perfect generator gets ~50),
-# then the numbers where lower is better.
-BARS: dict[str, Bar] = {
-    "similarity": Bar(),
-    "correlation": Bar(),
-    "association": Bar(),
-    "association_entity": Bar(),
-    "detection": Bar(),
-    "cardinality": Bar(),
-    "privacy": Bar(),
-    "alpha_precision": Bar(),
-    "beta_recall": Bar(),
-    "utility": Bar(),
-    "exact_copies": Bar(higher_is_better=False, high=1.0, unit="share"),
-    "mia_auc": Bar(higher_is_better=False, high=1.0, unit="number"),
-    "mia_tpr_at_1pct_fpr": Bar(higher_is_better=False, high=1.0, unit="share"),
-    "epsilon_lower": Bar(higher_is_better=False, high=math.inf, unit="number"),
-    "singling_out": Bar(higher_is_better=False, high=1.0, unit="share"),
-    "linkability": Bar(higher_is_better=False, high=1.0, unit="share"),
-    "inference": Bar(higher_is_better=False, high=1.0, unit="share"),
-}
-BAR_NAMES = tuple(BARS)
-DEFAULT_BARS: dict[str, float] = {"privacy": 80.0}
+def default_bars() -> dict[str, float]:
+    """The bars in force unless the user sets others (declared by the sections, e.g. privacy >= 80)."""
+    return {name: spec.default_bar for name, spec in bar_specs().items() if spec.default_bar is not None}
 
 
 def bars_in_force(fail_under: Mapping[str, float] | None) -> dict[str, float]:
     """The default bars with the user's on top; unknown names are refused with the known ones.
 
-    Scores are bars on 0-100, shares on 0-1 (``exact_copies=0.01`` is 1%), see ``BARS``.
+    Scores are bars on 0-100, shares on 0-1 (``exact_copies=0.01`` is 1%), see ``bar_specs``.
     """
     user = dict(fail_under or {})
-    unknown = sorted(set(user) - set(BAR_NAMES), key=repr)  # names may be of mixed types
+    offered = bar_specs()
+    unknown = sorted(set(user) - set(offered), key=repr)  # names may be of mixed types
     if unknown:
         raise InvalidParameterError(
-            f"Unknown release bar(s) {unknown}: the bars are {list(BAR_NAMES)} (e.g. privacy=80)."
+            f"Unknown release bar(s) {unknown}: the bars are {list(offered)} (e.g. privacy=80)."
         )
     for name, bar in user.items():
-        spec = BARS[name]
-        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not spec.low <= bar <= spec.high:
-            raise InvalidParameterError(f"The bar for {name!r} must be {spec.describe()}. Got {bar!r}.")
-    return {**DEFAULT_BARS, **{name: float(bar) for name, bar in user.items()}}
+        spec = offered[name]
+        if isinstance(bar, bool) or not isinstance(bar, (int, float)) or not spec.low <= bar <= spec.upper:
+            raise InvalidParameterError(
+                f"The bar for {name!r} must be {spec.describe_bounds()}. Got {bar!r}."
+            )
+    return {**default_bars(), **{name: float(bar) for name, bar in user.items()}}
 
 
 def evaluate_gates(
     results: ReportResults, bars: Mapping[str, float], *, allow_not_evaluated: bool = False
 ) -> GatesResult:
     """Compare each headline number with its bar; a missing number is "not evaluated", with why."""
-    found = headlines(results)
+    found = results.headlines or headlines(results)
+    offered = bar_specs()
     gates = []
     for name, bar in bars.items():
         headline = found.get(name)
-        spec = BARS[name]
+        spec = offered[name]
         value = headline.value if headline else None
         gates.append(
             GateResult(
                 name=name,
-                label=headline.label if headline else _LABELS.get(name, name),
+                label=headline.label if headline else spec.label,
                 bar=bar,
                 value=value,
                 status=_status(headline, spec, bar),
@@ -113,7 +84,9 @@ def evaluate_gates(
     return GatesResult(gates=gates, allow_not_evaluated=allow_not_evaluated)
 
 
-def _status(headline: Headline | None, spec: Bar, bar: float) -> Literal["pass", "fail", "not_evaluated"]:
+def _status(
+    headline: Headline | None, spec: HeadlineSpec, bar: float
+) -> Literal["pass", "fail", "not_evaluated"]:
     """Fail when the number is worse than its bar; not evaluated when missing, or passing but unreliable."""
     if headline is None:
         return "not_evaluated"
@@ -122,34 +95,10 @@ def _status(headline: Headline | None, spec: Bar, bar: float) -> Literal["pass",
     return "not_evaluated" if headline.unreliable else "pass"
 
 
-_SECTION_OF = {
-    "similarity": "similarity",
-    "correlation": "correlation",
-    "cardinality": "relational",
-    "privacy": "privacy",
-    "exact_copies": "privacy",
-    "alpha_precision": "alpha_beta",
-    "beta_recall": "alpha_beta",
-    "utility": "utility",
-    "mia_auc": "membership",
-    "mia_tpr_at_1pct_fpr": "membership",
-    "epsilon_lower": "membership",
-    "singling_out": "privacy_risks",
-    "linkability": "privacy_risks",
-    "inference": "privacy_risks",
-}
-_LABELS = {
-    "cardinality": "Cardinality similarity",
-    "privacy": "Privacy score",
-    "alpha_precision": "\N{GREEK SMALL LETTER ALPHA}-precision",
-    "beta_recall": "\N{GREEK SMALL LETTER BETA}-recall",
-    "utility": "Utility (TSTR relative to real data)",
-}
-
-
 def _why_missing(results: ReportResults, name: str) -> str:
     """Why a bar's number is missing, from its section's result."""
-    section = _SECTION_OF.get(name, name)
+    declared = section_of(name)
+    section = declared.name if declared else name
     result = results.sections.get(section)
     withheld = too_few_rows(results, name)
     if withheld is not None:
@@ -164,6 +113,17 @@ def _why_missing(results: ReportResults, name: str) -> str:
     return "the number could not be computed on this data"
 
 
+COMPLETENESS_GATE = "synthetic_tables"
+
+
+def concern_of(gate: GateResult) -> Concern | None:
+    """The page-1 concern a gate weighs on: its headline's, and fidelity for the completeness bar."""
+    if gate.name == COMPLETENESS_GATE:
+        return "fidelity"
+    spec = specs().get(gate.name)
+    return None if spec is None else spec.concern
+
+
 def _completeness_gates(results: ReportResults) -> list[GateResult]:
     """A bar always in force: every training table has synthetic data (what is missing fails)."""
     missing = [f.table for f in results.findings if f.code == "synthetic_table_missing" and f.table]
@@ -172,7 +132,7 @@ def _completeness_gates(results: ReportResults) -> list[GateResult]:
     present = len(results.run.inputs.get("training", {}))
     return [
         GateResult(
-            name="synthetic_tables",
+            name=COMPLETENESS_GATE,
             label=f"Synthetic data for every training table (missing: {', '.join(missing)})",
             bar=100.0,
             value=100.0 * present / (present + len(missing)),
@@ -190,5 +150,12 @@ def parse_bar(text: str) -> tuple[str, float]:
         return name.strip(), float(value)
     except ValueError:
         raise InvalidParameterError(
-            f"--fail-under takes NAME=VALUE (e.g. privacy=80), got {text!r}; names: {list(BAR_NAMES)}."
+            f"--fail-under takes NAME=VALUE (e.g. privacy=80), got {text!r}; names: {list(bar_specs())}."
         ) from None
+
+
+def mark_bars(found: Mapping[str, Headline], gates: GatesResult) -> None:
+    """Record on each headline the bar in force on it and how it compares, as page 1 prints them."""
+    for gate in gates.gates:
+        if (headline := found.get(gate.name)) is not None:
+            headline.bar, headline.bar_status = gate.bar, gate.status

@@ -23,6 +23,10 @@ from reportgen.provenance import ENGINE_FORMAT, FORMAT, TableFingerprint
 
 Severity = Literal["info", "warning", "error"]
 SectionStatus = Literal["ok", "not_computed", "not_applicable"]
+Concern = Literal["privacy", "fidelity", "utility"]
+CONCERNS: tuple[Concern, ...] = ("privacy", "fidelity", "utility")
+Unit = Literal["score", "share", "number"]
+GateStatus = Literal["pass", "fail", "not_evaluated"]
 
 
 def _no_registry(name: str) -> type[SectionResult]:
@@ -152,6 +156,46 @@ class RunInfo(BaseModel):
     )
 
 
+class Headline(BaseModel):
+    """One page-1 number with its reference level, what it means in plain words, and how it is judged.
+
+    Sections declare their headlines (``reportgen.metrics.registry.HeadlineSpec``); the report keeps
+    them as printed on page 1 (``ReportResults.headlines``), with the rule's answer (``worse``) and
+    the release bar on it, so a pipeline reads what the approver read.
+    """
+
+    name: str
+    label: str
+    value: float
+    reference: float | None = None
+    spread: float | None = None  # a standard deviation, where the number has one
+    unit: Unit
+    higher_is_better: bool
+    meaning: str
+    concern: Concern | None = Field(default=None, description="The page-1 verdict this number feeds.")
+    reference_kind: Literal["real", "chance", "none"] = Field(
+        default="real",
+        description=(
+            "What the reference is: 'real' the same measure between two real samples (training and "
+            "holdout, or training rows set aside), 'chance' the level chance reaches, 'none' no reference."
+        ),
+    )
+    caveat: str | None = None  # what the number does not cover (tables not measured), in words
+    closer_to_reference: bool = False  # True where neither direction is simply better (alpha/beta)
+    gap: str | None = None  # which way the number departs from its reference, in words
+    tolerance: float | None = None  # a change smaller than this is noise (None: the unit's rule)
+    reference_withheld: str | None = None  # why a reference is not shown although a holdout was given
+    interval: tuple[float, float] | None = None  # its 95% interval, where the number has one
+    interval_label: str | None = None  # what kind of interval it is, in words (None: "95% interval")
+    unreliable: bool = False  # its premise failed (a holdout the generator saw): a bar on it cannot pass
+    worse: bool = Field(
+        default=False,
+        description="The section's rule: the number is clearly worse than its reference (or level).",
+    )
+    bar: float | None = Field(default=None, description="The release bar on this number, if one is in force.")
+    bar_status: GateStatus | None = Field(default=None, description="How the number compares with its bar.")
+
+
 class GateResult(BaseModel):
     """One bar and how the report's number compares with it."""
 
@@ -159,9 +203,9 @@ class GateResult(BaseModel):
     label: str
     bar: float
     value: float | None
-    status: Literal["pass", "fail", "not_evaluated"]
+    status: GateStatus
     higher_is_better: bool = Field(default=True, description="False: the bar is a maximum.")
-    unit: Literal["score", "share", "number"] = "score"
+    unit: Unit = "score"
     reason: str | None = Field(default=None, description="Why the bar could not be evaluated, or a caveat.")
 
     @property
@@ -201,7 +245,7 @@ class GatesResult(BaseModel):
 class ConcernVerdict(BaseModel):
     """The verdict on one concern of page 1 (``reportgen.verdict``) and the sentence that explains it."""
 
-    concern: Literal["privacy", "fidelity", "utility"]
+    concern: Concern
     status: Literal["pass", "concern", "fail", "not_evaluated"]
     why: str
 
@@ -211,7 +255,7 @@ class HeadlineChange(BaseModel):
 
     name: str
     label: str
-    unit: Literal["score", "share", "number"]
+    unit: Unit
     previous: float | None
     current: float | None
     regression: bool
@@ -236,6 +280,9 @@ class ReportResults(BaseModel):
     """Everything one report computed."""
 
     run: RunInfo
+    headlines: dict[str, Headline] = Field(
+        default_factory=dict, description="Page 1's headline numbers, by name, in page order, as printed."
+    )
     gates: GatesResult = Field(default_factory=lambda: GatesResult())
     verdicts: list[ConcernVerdict] = Field(default_factory=list, description="Page 1's verdict per concern.")
     comparison: Comparison | None = None

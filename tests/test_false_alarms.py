@@ -10,12 +10,14 @@ import pandas as pd
 import pytest
 
 from reportgen.api import prepare_context
-from reportgen.headlines import EPSILON_MEANING, headlines
+from reportgen.headlines import headlines
 from reportgen.metrics.membership import compute_membership_section
 from reportgen.metrics.privacy_risks import compute_privacy_risks_section
 from reportgen.results import ReportResults
+from reportgen.rules import SHARE_MARGIN
+from reportgen.sections.membership import EPSILON_MEANING
 from reportgen.settings import ReportSettings
-from reportgen.verdict import SHARE_MARGIN, attack_alarms, verdicts
+from reportgen.verdict import attack_alarms, verdicts
 from tests.metrics.test_membership import with_run
 from tests.metrics.test_privacy_risks import population
 

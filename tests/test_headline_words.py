@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from reportgen.headlines import _curve_gap
+from reportgen.sections.alpha_beta import _curve_gap
 
 LEVELS = list(np.linspace(0, 1, 11))
 

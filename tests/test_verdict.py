@@ -160,7 +160,8 @@ def test_a_privacy_pass_names_the_attack_evidence(real, tmp_path):
 def test_an_attack_number_without_a_reference_is_ranked_from_zero():
     """A worse-than-chance attack number with no reference used to trip an assertion on page 1."""
     from reportgen.headlines import Headline
-    from reportgen.verdict import _clearly_worse, _gap
+    from reportgen.rules import BeyondLevel
+    from reportgen.verdict import _gap
 
     h = Headline(
         name="singling_out",
@@ -170,7 +171,7 @@ def test_an_attack_number_without_a_reference_is_ranked_from_zero():
         higher_is_better=False,
         meaning="m",
     )
-    assert _clearly_worse(h)
+    assert BeyondLevel().worse(h)
     assert _gap(h) == pytest.approx(0.4)
 
 

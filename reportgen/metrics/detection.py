@@ -88,7 +88,7 @@ from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import measured_and_skipped
 from reportgen.privacy.proximity import copy_share
 from reportgen.results import SectionResult
-from reportgen.verdict import share_clearly_above
+from reportgen.rules import share_clearly_above
 
 N_FOLDS = 5
 MIN_ROWS = 50  # rows a side; fewer leave 10 per fold, too few to learn or to score

@@ -14,6 +14,14 @@ A section bundles what a page needs, with computing and drawing kept apart:
   set-aside part stands in for the holdout, so that its reference levels are measured (fidelity
   and utility). Sections whose holdout must be rows the generator never saw (the attacks) and
   those that describe the inputs as given leave it False.
+- ``headlines``: the numbers it puts on page 1 (``HeadlineSpec``): each one's label, unit,
+  direction, bounds, the concern it feeds, the rule that says when it is clearly worse than its
+  reference, whether it offers a release bar, and how its value and reference are read from the
+  result. Page 1, the release bars, the verdicts and the comparison with a previous release loop
+  over these declarations; none keeps a table of names.
+- ``alarms``: the findings it raises that make a concern's verdict a concern (``Alarm``).
+- ``methodology``: a template (in ``template_package``) with its paragraphs for the methodology
+  appendix, given ``result`` (None when the section was not computed) and ``results``.
 
 A third-party package adds a section by exposing a ``Section`` (or a zero-argument callable that
 returns one) under the ``reportgen.metrics`` entry-point group; built-ins use the same registry.
@@ -21,13 +29,15 @@ returns one) under the ``reportgen.metrics`` entry-point group; built-ins use th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from reportgen.errors import ReportgenError
-from reportgen.results import SectionResult, set_result_types
+from reportgen.results import Concern, Headline, SectionResult, Unit, set_result_types
+from reportgen.rules import Rule
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -62,8 +72,131 @@ def measured_and_skipped(outcomes: Mapping[str, T | str]) -> tuple[list[T], dict
 
 
 @dataclass(frozen=True)
+class Reading:
+    """What a section's result says of one of its headlines: the value and its reference, with words.
+
+    ``tables`` names the tables (and entity views) the reference is computed on, so a reference drawn
+    on a table copied to both sides of a split can be withheld; ``rows`` the rows the number rests
+    on where that is not the smaller side of the largest table (utility: its target's table).
+    ``label`` and ``meaning`` replace the declared ones where they depend on the data.
+    """
+
+    value: float
+    reference: float | None = None
+    tables: tuple[str, ...] = ()
+    rows: int | None = None
+    label: str | None = None
+    meaning: str | None = None
+    spread: float | None = None
+    caveat: str | None = None
+    gap: str | None = None
+    tolerance: float | None = None
+    interval: tuple[float, float] | None = None
+    interval_label: str | None = None
+
+    @classmethod
+    def percent(cls, value: float, reference: float | None, tables: tuple[str, ...] = ()) -> Reading:
+        """The reading of a 0-1 measure shown as a 0-100 score, with its reference scaled alike."""
+        return cls(value=100 * value, reference=None if reference is None else 100 * reference, tables=tables)
+
+
+_UNIT_HIGH = {"score": 100.0, "share": 1.0, "number": math.inf}
+
+
+@dataclass(frozen=True)
+class HeadlineSpec:
+    """One page-1 number a section declares: what it is, how it is judged and how it is read.
+
+    - ``read(result)`` gives its ``Reading``, or None where the result holds no such number;
+    - ``rule`` says when it is clearly worse than its reference (``reportgen.rules``);
+    - ``concern``: the page-1 verdict it feeds (privacy, fidelity, utility);
+    - ``low``/``high``: the bounds of its value and of a release bar on it (the unit's by default:
+      0-100 for scores, 0-1 for shares); ``bar``: whether it offers a release bar, ``default_bar``
+      one in force unless the user sets another;
+    - ``reference_kind``: what its reference is ("real": two real samples; "chance"; "none");
+    - ``compares_holdout``: it compares training rows with holdout rows (the attacks), so it rests on
+      the holdout's rows too; ``assumes_unseen_holdout``: it is unreliable when the generator
+      appears to have seen the holdout (the attacks, and utility scored on the holdout);
+    - ``evidence``: for the privacy verdict, the sentence that makes this number the evidence of a
+      pass (an attack at chance); a privacy verdict with no such number is not a pass.
+    """
+
+    name: str
+    label: str
+    unit: Unit
+    higher_is_better: bool
+    concern: Concern
+    meaning: str
+    read: Callable[[Any], Reading | None]
+    rule: Rule
+    reference_kind: Literal["real", "chance", "none"] = "real"
+    closer_to_reference: bool = False
+    bar: bool = True
+    default_bar: float | None = None
+    low: float = 0.0
+    high: float | None = None
+    compares_holdout: bool = False
+    assumes_unseen_holdout: bool = False
+    evidence: Callable[[Headline], str] | None = None
+
+    @property
+    def upper(self) -> float:
+        """The highest value the number (and a bar on it) can take."""
+        return _UNIT_HIGH[self.unit] if self.high is None else self.high
+
+    def passes(self, value: float, bar: float) -> bool:
+        """Whether ``value`` meets ``bar`` (a number equal to its bar passes)."""
+        return value >= bar if self.higher_is_better else value <= bar
+
+    def describe_bounds(self) -> str:
+        high = "infinity" if math.isinf(self.upper) else f"{self.upper:g}"
+        return f"a number from {self.low:g} to {high}"
+
+    def headline(self, reading: Reading) -> Headline:
+        """The page-1 headline of ``reading``, judged by this declaration's rule."""
+        found = Headline(
+            name=self.name,
+            label=reading.label or self.label,
+            value=reading.value,
+            reference=reading.reference,
+            spread=reading.spread,
+            unit=self.unit,
+            higher_is_better=self.higher_is_better,
+            meaning=reading.meaning or self.meaning,
+            concern=self.concern,
+            reference_kind=self.reference_kind,
+            caveat=reading.caveat,
+            closer_to_reference=self.closer_to_reference,
+            gap=reading.gap,
+            tolerance=reading.tolerance,
+            interval=reading.interval,
+            interval_label=reading.interval_label,
+        )
+        return judged(found, self.rule)
+
+
+def judged(headline: Headline, rule: Rule) -> Headline:
+    """``headline`` with ``worse`` set by ``rule`` (again after its reference changed)."""
+    headline.worse = rule.worse(headline)
+    return headline
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """A finding a section raises that makes its concern's verdict a concern.
+
+    ``also`` names other concerns it weighs on where they measured something, with what it means
+    for them (a holdout the generator saw makes TSTR, scored on that holdout, unreliable too).
+    """
+
+    code: str
+    concern: Concern
+    also: Mapping[Concern, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Section:
-    """One section of the report: how to compute its result and how to show it."""
+    """One section of the report: how to compute its result, how to show it and what it means."""
 
     name: str
     title: str
@@ -75,6 +208,9 @@ class Section:
     template_package: str = "reportgen"
     beside: bool = False
     split_reference: bool = False
+    headlines: tuple[HeadlineSpec, ...] = ()
+    alarms: tuple[Alarm, ...] = ()
+    methodology: str | None = None
 
 
 _BUILTIN: dict[str, Section] = {}

@@ -171,6 +171,41 @@ def shown(scores: Sequence[float] | np.ndarray) -> np.ndarray:
     return np.array([float(f"{v:.{SCORE_DECIMALS}f}") for v in np.asarray(scores, dtype=float)])
 
 
+CHANCE_MARGIN = 0.02  # a mean model score within this of chance counts as "at chance"
+
+
+def chance_level(metric: str) -> float:
+    """The score of a model that knows nothing: AUROC 0.5, R² 0."""
+    return 0.5 if metric == "AUROC" else 0.0
+
+
+def at_chance(score: float | None, metric: str) -> bool:
+    """Whether a mean score is within ``CHANCE_MARGIN`` of chance (or below it)."""
+    return score is not None and score <= chance_level(metric) + CHANCE_MARGIN
+
+
+def synthetic_self_score(table: TableUtility) -> float | None:
+    """The mean ``S_i`` of a utility table: how well the synthetic data predicts its own target.
+
+    At chance, the synthetic target does not depend on the other synthetic columns, so whatever
+    TSTR gains over chance comes from the columns' frequencies, not from a relationship kept.
+    """
+    scores = [m.synthetic for m in table.models if m.synthetic is not None]
+    return float(np.mean(scores)) if scores else None
+
+
+def utility_relative(tstr: float, baseline: float | None, metric: str) -> float | None:
+    """How much of the real baseline's margin over chance TSTR keeps, on 0-100.
+
+    ``100 * (TSTR - chance) / (baseline - chance)``, clipped to [0, 100]; None without a baseline
+    that beats chance.
+    """
+    chance = chance_level(metric)
+    if baseline is None or baseline <= chance:
+        return None
+    return float(min(100.0, max(0.0, 100 * (tstr - chance) / (baseline - chance))))
+
+
 def compute_utility(ctx: EvaluationContext) -> UtilityResult:
     """The utility section of the report."""
     targets = dict(ctx.settings.targets or {})

@@ -14,7 +14,6 @@ from pathlib import Path
 from markupsafe import Markup
 
 from reportgen.errors import RenderError
-from reportgen.headlines import headlines
 from reportgen.metrics.registry import Section, sections
 from reportgen.outputs import json_path_of, results_sha256, write_pair
 from reportgen.render.environment import environment, packages_of
@@ -50,7 +49,7 @@ def render_html(results: ReportResults, json_sha256: str | None = None) -> str:
         gates=results.gates,
         verdicts=results.verdicts,
         comparison=results.comparison,
-        headlines=headlines(results),
+        headlines=results.headlines,
         overview=results.computed("overview"),
         findings=results.findings,
         not_applicable={
@@ -59,6 +58,8 @@ def render_html(results: ReportResults, json_sha256: str | None = None) -> str:
             if r.status == "not_applicable" and name in registered
         },
         sections=rendered,
+        bar_specs=[h for s in registered.values() for h in s.headlines if h.bar],
+        methodologies=[_methodology(env, s, results) for s in shown if s.methodology],
         contents=_contents(results, rendered),
         css=Markup(css),
         json_sha256=json_sha256,
@@ -94,6 +95,15 @@ def _render_section(env, section: Section, results: ReportResults) -> RenderedSe
         figures = {name: to_data_uri(fig) for name, fig in section.figures(result).items()}
     html = env.get_template(section.template).render(
         result=result, figures=figures, run=results.run, title=section.title, findings=results.findings
+    )
+    return RenderedSection(section.name, section.title, Markup(html))
+
+
+def _methodology(env, section: Section, results: ReportResults) -> RenderedSection:
+    """A section's own methodology paragraphs, for the appendix (given its result, None if not computed)."""
+    assert section.methodology is not None
+    html = env.get_template(section.methodology).render(
+        result=results.computed(section.name), results=results
     )
     return RenderedSection(section.name, section.title, Markup(html))
 

@@ -30,12 +30,13 @@ from reportgen.metrics.registry import MetricNotComputed
 from reportgen.render.environment import environment
 from reportgen.render.formatting import fmt_num
 from reportgen.results import ReportResults
+from reportgen.sections.detection import SECTION
 from reportgen.settings import ReportSettings
-from reportgen.verdict import FINDING_CONCERN
 
 from .test_association import marginals, population
 
 N = 1000
+ALARMS = {alarm.code: alarm.concern for alarm in SECTION.alarms}
 
 
 def detection(train, test, synth, **settings):
@@ -272,7 +273,7 @@ def test_a_verbatim_copy_is_an_alarm_never_chance(copied):
     assert table.synthetic.repeats == 1.0 and table.holdout.repeats == 0.0
     assert table.copies_suspected and table.repeats_reference == 0.0
     assert alarms(copied) == {"detection_repeats_training": "warning"}
-    assert FINDING_CONCERN["detection_repeats_training"] == "privacy"
+    assert ALARMS["detection_repeats_training"] == "privacy"
     text = page(copied)
     assert not says_chance(text)
     assert "repeat training rows" in text and "100.0% holdout 0.0%" in text
@@ -296,7 +297,7 @@ def test_near_copies_fall_below_chance_and_are_an_alarm(near_copies):
     assert s.score == pytest.approx(100 * (1 - 2 * (0.5 - s.auc))) and s.score < 60
     assert near_copies.score == s.score
     assert alarms(near_copies) == {"detection_below_chance": "warning"}
-    assert FINDING_CONCERN["detection_below_chance"] == "privacy"
+    assert ALARMS["detection_below_chance"] == "privacy"
     text = page(near_copies)
     assert not says_chance(text) and "learned training rows from their synthetic twins" in text
 

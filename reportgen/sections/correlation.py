@@ -1,0 +1,44 @@
+"""Correlations: how well the associations between columns (phik) are kept."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from reportgen.metrics.correlation import CorrelationResult, compute_correlation
+from reportgen.metrics.registry import HeadlineSpec, Reading, Section
+from reportgen.render.correlation_figures import correlation_figure
+from reportgen.results import SectionResult
+from reportgen.rules import BelowReference
+
+
+def _figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, CorrelationResult)
+    return {f"phik:{ti}": correlation_figure(t) for ti, t in enumerate(result.tables)}  # keys by position
+
+
+def _correlation(r: CorrelationResult) -> Reading:
+    return Reading.percent(r.similarity, r.reference_similarity, tuple(t.table for t in r.tables))
+
+
+SECTION = Section(
+    name="correlation",
+    title="Fidelity: correlations (phik)",
+    order=30,
+    result_type=CorrelationResult,
+    compute=compute_correlation,
+    template="sections/correlation.html.j2",
+    figures=_figures,
+    split_reference=True,
+    headlines=(
+        HeadlineSpec(
+            name="correlation",
+            label="Correlation similarity",
+            unit="score",
+            higher_is_better=True,
+            concern="fidelity",
+            meaning="How well the associations between columns (phik) are kept (100: exactly).",
+            read=_correlation,
+            rule=BelowReference(),
+        ),
+    ),
+)

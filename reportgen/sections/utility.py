@@ -1,0 +1,135 @@
+"""Utility: models trained on synthetic data, scored on real data (TSTR), and their ranking (SRA)."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from reportgen.metrics.registry import Alarm, HeadlineSpec, Reading, Section
+from reportgen.metrics.utility import (
+    TableUtility,
+    UtilityResult,
+    at_chance,
+    compute_utility,
+    synthetic_self_score,
+    utility_relative,
+)
+from reportgen.render.utility_figures import utility_figure
+from reportgen.results import SectionResult
+from reportgen.rules import BelowReference
+
+
+def _figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, UtilityResult)
+    figures = {f"utility:{i}": utility_figure(t) for i, t in enumerate(result.tables)}
+    return {key: fig for key, fig in figures.items() if fig is not None}
+
+
+def _first(r: UtilityResult) -> TableUtility | None:
+    """The first table with a target, whose numbers are the headlines."""
+    return next((t for t in r.tables if t.tstr is not None), None)
+
+
+def _tstr(r: UtilityResult) -> Reading | None:
+    table = _first(r)
+    if table is None or table.tstr is None:
+        return None
+    baseline = table.real_baseline
+    return Reading(
+        value=100 * table.tstr,
+        reference=None if baseline is None else 100 * baseline,
+        tables=(table.table,),
+        rows=min(table.rows.values()),
+        label=f"TSTR ({table.metric}, 0-100)",
+        meaning=(
+            f"How well models trained on the synthetic data predict {table.target} on real data; "
+            "the reference is the same models trained on real data."
+        ),
+    )
+
+
+def _relative(r: UtilityResult) -> Reading | None:
+    table = _first(r)
+    if table is None or table.tstr is None:
+        return None
+    relative = utility_relative(table.tstr, table.real_baseline, table.metric)
+    if relative is None:
+        return None
+    unlearnable = at_chance(synthetic_self_score(table), table.metric)
+    return Reading(
+        value=relative,
+        rows=min(table.rows.values()),
+        caveat=(
+            f"models trained on synthetic rows predict {table.target} no better than chance on "
+            "other synthetic rows, so the synthetic data keeps no relationship with it: what "
+            "TSTR gains over chance comes from the columns' frequencies alone"
+            if unlearnable
+            else None
+        ),
+    )
+
+
+def _sra(r: UtilityResult) -> Reading | None:
+    table = _first(r)
+    if table is None or table.sra is None:
+        return None
+    return Reading(value=100 * table.sra, rows=min(table.rows.values()))
+
+
+SECTION = Section(
+    name="utility",
+    title="Utility: models trained on synthetic data",
+    order=60,
+    result_type=UtilityResult,
+    compute=compute_utility,
+    template="sections/utility.html.j2",
+    figures=_figures,
+    split_reference=True,
+    headlines=(
+        HeadlineSpec(
+            name="tstr",
+            label="TSTR (0-100)",
+            unit="score",
+            higher_is_better=True,
+            concern="utility",
+            meaning="How well models trained on the synthetic data predict the target on real data.",
+            read=_tstr,
+            rule=BelowReference(),
+            bar=False,
+            assumes_unseen_holdout=True,
+        ),
+        HeadlineSpec(
+            name="utility",
+            label="Utility (TSTR relative to real data)",
+            unit="score",
+            higher_is_better=True,
+            concern="utility",
+            meaning=(
+                "How much of the real data's predictive power above chance the synthetic data keeps "
+                "(100: all of it; 0: no better than chance)."
+            ),
+            read=_relative,
+            rule=BelowReference(),
+            reference_kind="none",
+            assumes_unseen_holdout=True,
+        ),
+        HeadlineSpec(
+            name="sra",
+            label="SRA (0-100)",
+            unit="score",
+            higher_is_better=True,
+            concern="utility",
+            meaning="Whether synthetic data ranks model families as real data does (100: same order).",
+            read=_sra,
+            rule=BelowReference(),
+            reference_kind="none",
+            bar=False,
+            assumes_unseen_holdout=True,
+        ),
+    ),
+    alarms=(
+        Alarm("tstr_at_chance", "utility"),
+        Alarm("synthetic_target_unlearnable", "utility"),
+        Alarm("utility_flattered_by_copies", "utility"),
+        Alarm("utility_not_measured", "utility"),
+    ),
+)
