@@ -102,12 +102,12 @@ def _render_section(env, section: Section, results: ReportResults) -> RenderedSe
         title=section.title,
         findings=results.findings,
         headlines=results.headlines,
-        worse=_judge(section),
+        worse=judge(section),
     )
     return RenderedSection(section.name, section.title, Markup(html))
 
 
-def _judge(section: Section) -> Callable[..., bool]:
+def judge(section: Section) -> Callable[..., bool]:
     """``worse(name, value, reference, ...)``: the section's rule for headline ``name``, for its page.
 
     Templates mark a number as bad only through this, so a page and page 1 judge alike.
