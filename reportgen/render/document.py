@@ -1,29 +1,49 @@
 """Results -> one self-contained HTML document -> PDF (WeasyPrint), written with its JSON as a pair.
 
 Rendering never computes: each section's figures are drawn from its result, and its template lays
-out the result. The HTML inlines its CSS and figures, so the one file works offline; the PDF is made
+out the result. Nor does it know the section registry: the caller hands it the sections that may
+have pages (``Page``: what a ``reportgen.metrics.registry.Section`` offers for drawing) and page 1's
+headlines. The HTML inlines its CSS and figures, so the one file works offline; the PDF is made
 from the same HTML.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from markupsafe import Markup
 
 from reportgen.errors import RenderError
-from reportgen.headlines import headlines
-from reportgen.metrics.registry import Section, sections
 from reportgen.outputs import json_path_of, results_sha256, write_pair
 from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
 from reportgen.render.formatting import break_opportunities
-from reportgen.results import ReportResults
+from reportgen.results import ReportResults, SectionResult
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
 NOT_COMPUTED_TEMPLATE = "sections/not_computed.html.j2"
+
+
+class Page(Protocol):
+    """What rendering needs of a section (``reportgen.metrics.registry.Section`` has it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def template(self) -> str: ...
+    @property
+    def template_package(self) -> str: ...
+    @property
+    def figures(self) -> Callable[[SectionResult], dict[str, Figure]] | None: ...
 
 
 @dataclass(frozen=True)
@@ -35,9 +55,19 @@ class RenderedSection:
     html: Markup
 
 
-def render_html(results: ReportResults, json_sha256: str | None = None) -> str:
-    """The whole report as one HTML document; ``json_sha256`` is the fingerprint of its JSON."""
-    registered = {s.name: s for s in sections()}
+def render_html(
+    results: ReportResults,
+    pages: Sequence[Page],
+    headlines: Mapping[str, Any],
+    json_sha256: str | None = None,
+) -> str:
+    """The whole report as one HTML document; ``json_sha256`` is the fingerprint of its JSON.
+
+    ``pages``: every registered section (``reportgen.catalogue.sections()``), of which those that
+    apply to these results get a page; ``headlines``: page 1's numbers
+    (``reportgen.headlines.headlines(results)``).
+    """
+    registered = {s.name: s for s in pages}
     shown = [registered[name] for name in _page_order(results, registered)]
     env = environment(packages_of(s.template_package for s in shown))
     rendered = [_render_section(env, s, results) for s in shown]
@@ -50,7 +80,7 @@ def render_html(results: ReportResults, json_sha256: str | None = None) -> str:
         gates=results.gates,
         verdicts=results.verdicts,
         comparison=results.comparison,
-        headlines=headlines(results),
+        headlines=headlines,
         overview=results.computed("overview"),
         findings=results.findings,
         not_applicable={
@@ -78,13 +108,13 @@ def _contents(results: ReportResults, rendered: list[RenderedSection]) -> list[t
     ]
 
 
-def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[str]:
+def _page_order(results: ReportResults, registered: dict[str, Page]) -> list[str]:
     """The sections that get pages, in page order: those that apply to these inputs."""
     shown = {name for name, r in results.sections.items() if r.status != "not_applicable"}
     return [s.name for s in registered.values() if s.name in shown]
 
 
-def _render_section(env, section: Section, results: ReportResults) -> RenderedSection:
+def _render_section(env, section: Page, results: ReportResults) -> RenderedSection:
     result = results.sections[section.name]
     if result.status != "ok":
         html = env.get_template(NOT_COMPUTED_TEMPLATE).render(result=result, title=section.title)
@@ -116,8 +146,12 @@ def output_format(path: Path) -> str:
         ) from None
 
 
-def write_report(results: ReportResults, path: str | Path) -> Path:
+def write_report(
+    results: ReportResults, path: str | Path, pages: Sequence[Page], headlines: Mapping[str, Any]
+) -> Path:
     """Write the report (PDF or HTML by suffix) and its JSON beside it; return the JSON's path.
+
+    ``pages`` and ``headlines`` are ``render_html``'s.
 
     Both are rendered in memory first, the document printing the SHA-256 of the JSON's text, and
     then written as a pair (``reportgen.outputs.write_pair``): both files change, or neither.
@@ -125,7 +159,7 @@ def write_report(results: ReportResults, path: str | Path) -> Path:
     path = Path(path)
     fmt = output_format(path)
     json_text = results.to_json()
-    html = render_html(results, results_sha256(json_text))
+    html = render_html(results, pages, headlines, results_sha256(json_text))
     document = html_to_pdf(html) if fmt == "pdf" else html.encode("utf-8")
     write_pair(path, document, json_text)
     return json_path_of(path)
