@@ -33,10 +33,10 @@ import paired  # benchmarks/paired.py
 import pandas as pd
 from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 
-from reportgen.api import prepare_context
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics import alpha_beta
 from reportgen.metrics.alpha_beta import compute_alpha_beta
+from reportgen.preparation import prepare_context
 from reportgen.privacy.one_class import OneClassConfig, fit_one_class
 from reportgen.settings import ReportSettings
 

@@ -55,8 +55,8 @@ from pathlib import Path
 
 from adult import ADULT, read  # benchmarks/adult.py
 
-from reportgen.api import prepare_context
 from reportgen.metrics.privacy_risks import PrivacyRisksResult, compute_privacy_risks_section
+from reportgen.preparation import prepare_context
 from reportgen.privacy.risks import N_ATTACKS, N_NEIGHBOURS, AttackResult, attack_result
 from reportgen.settings import ReportSettings
 

@@ -19,10 +19,10 @@ import time
 
 from bench_lahman import LAHMAN, MODELLED, train_and_holdout
 
-from reportgen.api import prepare_context
 from reportgen.data.io import load_folder
 from reportgen.metrics.membership import compute_membership_section
 from reportgen.metrics.privacy_risks import compute_privacy_risks_section
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 GENERATORS = ("hma", "leaky_entities")

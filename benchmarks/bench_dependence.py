@@ -36,11 +36,11 @@ import time
 
 from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 
-from reportgen.api import prepare_context
 from reportgen.metrics.association import compute_association
 from reportgen.metrics.correlation import compute_correlation
 from reportgen.metrics.detection import compute_detection
 from reportgen.metrics.similarity import compute_similarity
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 

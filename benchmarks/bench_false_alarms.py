@@ -44,11 +44,11 @@ import pandas as pd
 from adult import ADULT, DATASETS, read  # benchmarks/adult.py
 from scipy.stats import norm
 
-from reportgen.api import prepared
 from reportgen.context import EvaluationContext
 from reportgen.headlines import headlines
 from reportgen.metrics.membership import MembershipResult, compute_membership_section
 from reportgen.metrics.privacy_risks import PrivacyRisksResult, compute_privacy_risks_section
+from reportgen.preparation import prepared
 from reportgen.privacy.distance_space import EmbeddedRows
 from reportgen.privacy.intervals import clopper_pearson
 from reportgen.privacy.membership import (

@@ -12,10 +12,10 @@ import time
 import pandas as pd
 from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 
-from reportgen.api import prepare_context
 from reportgen.metrics.correlation import compute_correlation
 from reportgen.metrics.distributions import compute_distributions
 from reportgen.metrics.similarity import compute_similarity
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 

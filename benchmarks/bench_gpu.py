@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from reportgen.api import prepare_context
 from reportgen.auditing import audit
-from reportgen.data.validation import SYNTH, TRAIN
+from reportgen.data.roles import SYNTH, TRAIN
 from reportgen.demo import demo_data
 from reportgen.metrics.alpha_beta import measure
+from reportgen.preparation import prepare_context
 from reportgen.privacy.neighbours import knn
 from reportgen.privacy.one_class import OneClassConfig
 from reportgen.settings import ReportSettings

@@ -46,7 +46,7 @@ from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 from scipy.optimize import brentq
 
 import reportgen.metrics.privacy as privacy
-from reportgen.api import prepare_context
+from reportgen.preparation import prepare_context
 from reportgen.privacy.holdout_check import exact_test
 from reportgen.settings import ReportSettings
 

@@ -26,10 +26,10 @@ import numpy as np
 import pandas as pd
 
 import reportgen as rg
-from reportgen.api import prepare_context
 from reportgen.binning import bin_counts_in_memory
 from reportgen.data.kinds import to_canonical
-from reportgen.data.validation import SYNTH, TRAIN
+from reportgen.data.roles import SYNTH, TRAIN
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 ROWS_PER_FILE = 2_000_000

@@ -35,9 +35,9 @@ import time
 import numpy as np
 from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 
-from reportgen.api import prepare_context
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.membership import compute_membership_section
+from reportgen.preparation import prepare_context
 from reportgen.privacy import membership as mia
 from reportgen.settings import ReportSettings
 

@@ -12,11 +12,11 @@ reportgen runs ``report(train, test, synth, "adult.pdf", targets={"table": "inco
 defaults; the peer runs ``mostlyai.qa.report(syn_tgt_data=..., trn_tgt_data=..., hol_tgt_data=...)``
 with its defaults (HTML; the peer writes no PDF and computes no utility or sample-level metrics).
 Each reportgen child also prints where its CPU seconds went, per section, from the report's own
-``progress`` callback (the step where each section starts, see ``reportgen.api.evaluate``); the
+``progress`` callback (the step where each section starts, see ``reportgen.evaluation.evaluate``); the
 writing stage is split into HTML and PDF by timing ``render_html`` and ``html_to_pdf``. In those
 children the sample-level section runs beside the others, as the report's default has it, so its CPU
 seconds fall in the stages it ran beside; ``--sections`` runs every section in its turn
-(``reportgen.api.SECTIONS_BESIDE`` off) for a true split.
+(``reportgen.evaluation.SECTIONS_BESIDE`` off) for a true split.
 
 mostlyai-qa is not a reportgen dependency: the script makes a virtual environment of its own
 (``--venv``, by default ``~/.cache/reportgen-bench/mostlyai-qa-venv``) and installs ``mostlyai-qa``
@@ -171,13 +171,13 @@ def run_reportgen_on(
 ) -> dict[str, list[float]]:
     """``report()`` with utility (target ``income``) in this process; CPU and wall seconds per stage.
 
-    ``one_at_a_time``: no section beside the others (``reportgen.api.SECTIONS_BESIDE`` off).
+    ``one_at_a_time``: no section beside the others (``reportgen.evaluation.SECTIONS_BESIDE`` off).
     """
     import reportgen as rg
-    import reportgen.api
+    import reportgen.evaluation
 
-    reportgen.api.SECTIONS_BESIDE = not one_at_a_time
-    from reportgen.metrics.registry import sections
+    reportgen.evaluation.SECTIONS_BESIDE = not one_at_a_time
+    from reportgen.catalogue import sections
     from reportgen.render import document
 
     clock = clock or SectionClock([])

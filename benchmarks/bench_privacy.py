@@ -10,9 +10,9 @@ import time
 
 from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 
-from reportgen.api import prepare_context
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.privacy import compute_privacy
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 

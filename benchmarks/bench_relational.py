@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from reportgen import RelationalData, Schema
-from reportgen.api import prepare_context
 from reportgen.data.io import load_folder
 from reportgen.metrics.relational import compute_relational
+from reportgen.preparation import prepare_context
 from reportgen.render.relational_figures import cardinality_figures
 from reportgen.settings import ReportSettings
 

@@ -23,8 +23,8 @@ import pandas as pd
 from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 from joblib import cpu_count
 
-from reportgen.api import prepare_context
 from reportgen.metrics import utility
+from reportgen.preparation import prepare_context
 from reportgen.settings import N_MAX_UTILITY, ReportSettings
 
 

@@ -31,16 +31,16 @@ _LAZY = {
     "ReportResults": "reportgen.results",
     "ReportColumns": "reportgen.settings",
     "audit": "reportgen.auditing",
-    "compute_membership": "reportgen.metrics.membership",
-    "compute_privacy_stats": "reportgen.metrics.privacy",
-    "compute_privacy_risks": "reportgen.metrics.privacy_risks",
+    "compute_membership": "reportgen.standalone",
+    "compute_privacy_stats": "reportgen.standalone",
+    "compute_privacy_risks": "reportgen.standalone",
 }
 _LAZY_MODULES = {"sources": "reportgen.data.sources"}
 # Modules a name needs imported before it is handed out. JSON results name each section; the section
-# registry, which sits above ``reportgen.results`` (so results.py cannot import it without an import
+# catalogue, which sits above ``reportgen.results`` (so results.py cannot import it without an import
 # circle), tells ``ReportResults`` each section's result class when it is imported, so that
 # ``rg.ReportResults.load(path)`` gives typed sections in a fresh process too.
-_WIRED = {"ReportResults": "reportgen.metrics.registry"}
+_WIRED = {"ReportResults": "reportgen.catalogue"}
 
 if TYPE_CHECKING:
     from reportgen.api import report
@@ -57,11 +57,9 @@ if TYPE_CHECKING:
         ReportgenError,
         SchemaError,
     )
-    from reportgen.metrics.membership import compute_membership
-    from reportgen.metrics.privacy import compute_privacy_stats
-    from reportgen.metrics.privacy_risks import compute_privacy_risks
     from reportgen.results import Finding, ReportResults
     from reportgen.settings import ReportColumns
+    from reportgen.standalone import compute_membership, compute_privacy_risks, compute_privacy_stats
 
 
 def __getattr__(name: str):

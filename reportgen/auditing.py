@@ -43,13 +43,15 @@ import pyarrow.parquet as pq
 
 from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
 from reportgen.data import lake
+from reportgen.data.engines import Source, quote
 from reportgen.data.in_place import tidy
 from reportgen.data.io import write_folder_schema
 from reportgen.data.reconcile import reconcile_roles
 from reportgen.data.relational import RelationalData
-from reportgen.data.sources import Source, open_source, quote
+from reportgen.data.roles import SYNTH
+from reportgen.data.sources import open_source
 from reportgen.data.subsets import keep_rows
-from reportgen.data.validation import SYNTH, conform
+from reportgen.data.validation import conform
 from reportgen.errors import DataError, InvalidParameterError
 from reportgen.files import safe_file_name, write_atomic
 from reportgen.metrics.alpha_beta import Measured, measure, support_radius
@@ -67,8 +69,8 @@ from reportgen.privacy.alpha_beta import (
 from reportgen.privacy.one_class import OneClassConfig
 
 if TYPE_CHECKING:
-    from reportgen.api import DataInput
     from reportgen.data.schema import Schema
+    from reportgen.preparation import DataInput
 
 FLAG_COLUMNS = ("inside_support", "authentic", "parent_dropped", "kept")
 EVERY_ROW = 2**62  # a cap no table reaches: the synthetic sample is then every row
@@ -173,7 +175,7 @@ def audit(
     ``device`` trains the networks on the CPU (None), on ``"cuda"``, or on a GPU when torch sees one
     (``"auto"``). The same inputs and seed give the same result.
     """
-    from reportgen.api import prepared
+    from reportgen.preparation import prepared
     from reportgen.settings import ReportSettings
 
     settings = ReportSettings(seed=seed, n_max_train=n_max, n_max_synth=_largest_table(data_synth))
@@ -260,7 +262,7 @@ def curate(
     Relational data cannot be streamed (an entity view needs each parent with all its children,
     and dropping a parent drops its children): ``audit`` reads it whole.
     """
-    from reportgen.api import prepared
+    from reportgen.preparation import prepared
     from reportgen.settings import ReportSettings
 
     synth, opened = _in_place(data_synth, schema)
@@ -493,11 +495,11 @@ def report_scores(
     For the before/after summary of ``reportgen audit``; computed as ``report()`` computes them
     with the same seed and caps (no holdout).
     """
-    from reportgen.api import prepared
-    from reportgen.metrics.privacy import compute_privacy_stats
     from reportgen.metrics.registry import MetricNotComputed
     from reportgen.metrics.similarity import compute_similarity
+    from reportgen.preparation import prepared
     from reportgen.settings import ReportSettings
+    from reportgen.standalone import compute_privacy_stats
 
     scores: dict[str, float] = {}
     settings = ReportSettings(seed=seed, n_max_train=n_max, n_max_synth=n_max)

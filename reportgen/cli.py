@@ -490,11 +490,11 @@ def _run_privacy(args: argparse.Namespace) -> int:
     """
     import json
 
-    from reportgen.api import prepared
     from reportgen.data.io import read_schema
     from reportgen.metrics.membership import membership_outcomes
     from reportgen.metrics.privacy import privacy_outcomes
     from reportgen.metrics.privacy_risks import risk_outcomes
+    from reportgen.preparation import prepared
     from reportgen.settings import ReportSettings
 
     schema = read_schema(args.schema) if args.schema else None

@@ -23,8 +23,8 @@ from reportgen.data.entities import entity_tables, entity_view
 from reportgen.data.in_place import InPlace
 from reportgen.data.kinds import near_unique, to_canonical
 from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind, Table
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.privacy.distance_space import DistanceSpace, EmbeddedRows
 from reportgen.results import Basis, Finding
 from reportgen.seeding import derived_rng, derived_seed
@@ -66,7 +66,7 @@ class EvaluationContext:
     integrity (orphans pointing at a missing table); nothing is compared for them."""
     beside_others: bool = False
     """Whether this context's section runs in a background thread beside the other sections (see
-    ``reportgen.api._compute_sections``): work that would hold the interpreter lock for long then
+    ``reportgen.evaluation._compute_sections``): work that would hold the interpreter lock for long then
     goes to a process of its own."""
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
     _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from reportgen.api import Progress, report
+from reportgen.api import report
 from reportgen.data.io import load_folder, read_schema
 from reportgen.data.relational import RelationalData
+from reportgen.evaluation import Progress
 from reportgen.results import ReportResults
 
 DEMO_TITLE = "UCI Adult: SDV CTGAN synthetic data"

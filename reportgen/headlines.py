@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from reportgen.catalogue import sections
 from reportgen.context import ENTITY_SUFFIX
 from reportgen.metrics.overview import OverviewResult
-from reportgen.metrics.registry import HeadlineSpec, Reading, Section, judged, sections
+from reportgen.metrics.registry import HeadlineSpec, Reading, Section, judged
 from reportgen.render.formatting import listed
 from reportgen.results import Finding, Headline, ReportResults
 

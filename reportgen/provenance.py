@@ -10,8 +10,9 @@ same fingerprint whatever file or database it came from (CSV, Parquet, SQL, a Da
   without ".0"), each value preceded by its length so no two tables serialise alike; missing
   values as a marker of their own.
 
-The serialisation is versioned (``FORMAT``): a change to it changes every fingerprint, and the
-report records the version beside the fingerprints.
+The serialisation is versioned (``FORMAT``, in ``reportgen.fingerprint_model`` with the
+``TableFingerprint`` the results hold): a change to it changes every fingerprint, and the report
+records the version beside the fingerprints.
 
 Tables read in place are never all in memory, so they are fingerprinted where they are: a table
 of files by its files' names and bytes (``of="file bytes"``); a database table (DuckDB, PostgreSQL)
@@ -31,35 +32,17 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, Field
 
 from reportgen.data import lake
+from reportgen.data.engines import Source
 from reportgen.data.in_place import InPlace
 from reportgen.data.kinds import to_canonical, to_category_strings
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind
-from reportgen.data.sources import Source
+from reportgen.fingerprint_model import ENGINE_FORMAT, FORMAT, TableFingerprint
 
-FORMAT = "reportgen-fingerprint-1"
-ENGINE_FORMAT = "reportgen-engine-fingerprint-2"
 _MISSING = b"\xff"
 _NUMBERS = (ColumnKind.NUMERIC, ColumnKind.INTEGER)
-
-
-class TableFingerprint(BaseModel):
-    """One input table: its SHA-256 fingerprint, rows and columns."""
-
-    sha256: str = Field(description=f"SHA-256 of the canonical serialisation ({FORMAT}).")
-    rows: int
-    columns: int
-    of: str = Field(
-        default="values",
-        description=(
-            "What was hashed: 'values' (the canonical serialisation), 'file bytes' (a table read in "
-            f"place from files: its files' names and bytes), or 'rows in the engine' ({ENGINE_FORMAT}: "
-            "a database table read in place, digested there on every row, whatever their order)."
-        ),
-    )
 
 
 def fingerprint(frame: pd.DataFrame, kinds: Mapping[str, ColumnKind]) -> str:

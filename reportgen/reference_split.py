@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from reportgen.context import EvaluationContext
 from reportgen.data.relational import RelationalData, SplitWarning
-from reportgen.data.validation import TEST, TRAIN
+from reportgen.data.roles import TEST, TRAIN
 from reportgen.errors import DataError
 from reportgen.privacy.proximity import copy_share
 from reportgen.results import Finding, ReferenceSplit

@@ -2,11 +2,11 @@
 
 Everything a page shows lives here, so the PDF, the HTML and the JSON can never disagree. Each
 section's result is a subclass of ``SectionResult`` registered with its section (see
-``reportgen.metrics.registry``, which hands the name-to-class lookup over with ``set_result_types``
-when it is imported, so this module knows nothing of sections); reading JSON back rebuilds the
-right subclass by name. ``reportgen.ReportResults`` imports the registry first, so results read
-through it are typed in any process; reading them before the registry is imported is an error
-rather than a silent loss of every number.
+``reportgen.catalogue``, which hands the name-to-class lookup over with ``set_result_types`` when it
+is imported, so this module knows nothing of sections); reading JSON back rebuilds the right
+subclass by name. ``reportgen.ReportResults`` imports the catalogue first, so results read through
+it are typed in any process; reading them before the catalogue is imported is an error rather than
+a silent loss of every number.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from reportgen.errors import ReportgenError
-from reportgen.provenance import ENGINE_FORMAT, FORMAT, TableFingerprint
+from reportgen.fingerprint_model import ENGINE_FORMAT, FORMAT, TableFingerprint
 
 Severity = Literal["info", "warning", "error"]
 SectionStatus = Literal["ok", "not_computed", "not_applicable"]

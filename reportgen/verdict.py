@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from reportgen.catalogue import sections
 from reportgen.data.relational import HOLDOUT_ADVICE, SINGLE_TABLE_NAME
 from reportgen.gates import concern_of
 from reportgen.headlines import headlines, specs
-from reportgen.metrics.registry import Alarm, sections
+from reportgen.metrics.registry import Alarm
 from reportgen.render.formatting import fmt_bar, fmt_unit, listed, sentence
 from reportgen.results import CONCERNS, Concern, ConcernVerdict, Finding, GateResult, Headline, ReportResults
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import reportgen
-import reportgen.api
+import reportgen.evaluation
 import reportgen.metrics.alpha_beta as alpha_beta
 from reportgen import InvalidParameterError, RenderError, ReportColumns, ReportResults, report
 from reportgen.privacy import one_class_process
@@ -192,7 +192,7 @@ def test_non_string_column_names_are_accepted_without_touching_the_input(tmp_pat
 
 
 def test_a_lookup_table_copied_to_both_sides_of_a_split_is_flagged(chinook):
-    from reportgen.api import prepare_context
+    from reportgen.preparation import prepare_context
     from reportgen.settings import ReportSettings
 
     train, test = chinook.split(0.5, seed=1)
@@ -213,7 +213,7 @@ def sample_level_threads(monkeypatch):
         return measure(*args, **kwargs)
 
     monkeypatch.setattr(alpha_beta, "measure", recorded)
-    monkeypatch.setattr(reportgen.api, "usable_cores", lambda: 2)  # as on a machine of 2 cores
+    monkeypatch.setattr(reportgen.evaluation, "usable_cores", lambda: 2)  # as on a machine of 2 cores
     return threads
 
 
@@ -238,7 +238,7 @@ def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_i
     torch_threads = torch.get_num_threads()
     texts = {}
     for beside in (True, False):
-        monkeypatch.setattr(reportgen.api, "SECTIONS_BESIDE", beside)
+        monkeypatch.setattr(reportgen.evaluation, "SECTIONS_BESIDE", beside)
         report(train, test, synth, tmp_path / f"{beside}.html", seed=4)
         texts[beside] = strip_time((tmp_path / f"{beside}.json").read_text())
         assert torch.get_num_threads() == torch_threads

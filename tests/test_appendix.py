@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.api import evaluate, prepare_context
+from reportgen.evaluation import evaluate
 from reportgen.gates import bar_specs
+from reportgen.preparation import prepare_context
 from reportgen.privacy.risks import wilson
 from reportgen.render.environment import environment
 from reportgen.render.formatting import fmt_count

@@ -216,7 +216,7 @@ def test_audit_command_on_parquet_writes_the_rows_the_in_memory_audit_keeps(lake
 
 def test_a_synthetic_table_larger_than_a_batch_is_streamed_with_the_flags_of_the_whole(lake, monkeypatch):
     from reportgen.auditing import curate
-    from reportgen.data.sources import DuckDBEngine
+    from reportgen.data.engines import DuckDBEngine
 
     folder, train, synth = lake
     seen: list[int] = []
@@ -311,13 +311,13 @@ def test_a_table_named_like_a_path_is_written_inside_the_out_folder(tmp_path, ca
 
 def test_an_out_or_flags_of_the_wrong_kind_is_refused_before_any_work(lake, capsys, monkeypatch):
     """An existing file where a folder is written, or the reverse, is a clear error, not a traceback."""
-    import reportgen.api
     import reportgen.auditing
+    import reportgen.preparation
 
     lake_folder, train, synth = lake
     for role, frame in (("train", train), ("synth", synth)):  # CSV: audited in memory
         write_folder(RelationalData({"points": frame}), lake_folder / "csv" / role)
-    monkeypatch.setattr(reportgen.api, "prepared", lambda *a, **k: pytest.fail("work started"))
+    monkeypatch.setattr(reportgen.preparation, "prepared", lambda *a, **k: pytest.fail("work started"))
     monkeypatch.setattr(reportgen.auditing, "audit", lambda *a, **k: pytest.fail("work started"))
     (lake_folder / "a_file").write_text("x")
     (lake_folder / "a_folder.parquet").mkdir()

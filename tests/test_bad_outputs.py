@@ -28,10 +28,11 @@ import pytest
 import reportgen as rg
 import reportgen.metrics.correlation as correlation
 import reportgen.outputs as outputs
-from reportgen.api import prepare_context
+from reportgen.catalogue import sections
 from reportgen.cli import main
 from reportgen.disclosure import Disclosure
 from reportgen.headlines import MIN_ROWS_CAVEAT, headlines
+from reportgen.preparation import prepare_context
 from reportgen.render.document import html_to_pdf, write_report
 from reportgen.render.formatting import MAX_WORD, short_words
 from reportgen.results import ReportResults
@@ -216,7 +217,7 @@ def test_an_exception_in_pdf_rendering_leaves_the_old_pair(written, tmp_path, mo
     monkeypatch.setattr("reportgen.render.document.html_to_pdf", broken)
     results = ReportResults.load(folder / "r.json")
     with pytest.raises(RuntimeError, match="font cache"):
-        write_report(results, folder / "r.pdf")
+        write_report(results, folder / "r.pdf", sections(), headlines(results))
     assert {n: (folder / n).read_bytes() for n in before} == before and no_temporaries(folder)
 
 
@@ -236,7 +237,7 @@ def test_a_full_disk_while_writing_leaves_the_old_pair_and_a_clear_error(written
     results = ReportResults.load(folder / "r.json")
     results.run.title = "NEW RUN"
     with pytest.raises(rg.RenderError, match="No space left on device") as raised:
-        write_report(results, folder / "r.html")
+        write_report(results, folder / "r.html", sections(), headlines(results))
     assert "unchanged" in str(raised.value)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before and no_temporaries(folder)
 
@@ -248,6 +249,7 @@ import numpy as np, pandas as pd
 import reportgen as rg
 import reportgen.outputs as outputs
 import reportgen.render.document as document
+from reportgen.catalogue import sections
 from reportgen.results import ReportResults
 
 mode, folder = sys.argv[1], Path(sys.argv[2])
@@ -269,7 +271,10 @@ if mode == "computing":
     rg.report(frame, None, frame, folder / "r.html", title="NEW RUN", progress=hold)
 results = ReportResults.load(folder / "r.json")
 results.run.title = "NEW RUN"
-document.render_html = lambda results, sha: (pause(60) if mode == "rendering" else None, page(results, sha))[1]
+document.render_html = lambda results, pages, shown, sha: (
+    pause(60) if mode == "rendering" else None,
+    page(results, sha),
+)[1]
 
 
 def after_first(real):  # the real call, then a pause after the first one only
@@ -288,7 +293,7 @@ if mode == "temporaries":  # between writing the document's temporary file and t
     outputs._write_synced = after_first(outputs._write_synced)
 if mode == "renames":  # between renaming the document and renaming the JSON
     outputs.os.replace = after_first(os.replace)
-document.write_report(results, folder / "r.html")
+document.write_report(results, folder / "r.html", sections(), {})
 """
 
 STOP_CASES = {  # where SIGTERM arrives -> which pair is left

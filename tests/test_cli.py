@@ -75,7 +75,7 @@ def test_privacy_command_prints_the_numbers_of_compute_privacy_stats(folders, ca
     import json
 
     from reportgen.data.io import load
-    from reportgen.metrics.privacy import compute_privacy_stats
+    from reportgen.standalone import compute_privacy_stats
 
     args = ["privacy", "--train", str(folders / "train"), "--synth", str(folders / "synth"), "--seed", "3"]
     assert main([*args, "--json"]) == 0
@@ -92,8 +92,7 @@ def test_privacy_command_with_a_holdout_prints_the_worst_attack_per_table(folder
     import json
 
     from reportgen.data.io import load
-    from reportgen.metrics.membership import compute_membership
-    from reportgen.metrics.privacy_risks import compute_privacy_risks
+    from reportgen.standalone import compute_membership, compute_privacy_risks
 
     args = ["privacy", "--train", str(folders / "train"), "--synth", str(folders / "synth")]
     args += ["--test", str(folders / "test"), "--seed", "3", "--risk-attacks", "100"]
@@ -237,9 +236,7 @@ def test_privacy_command_on_parquet_folders_gives_the_numbers_of_the_same_datafr
     import json
 
     import reportgen.data.io
-    from reportgen.metrics.membership import compute_membership
-    from reportgen.metrics.privacy import compute_privacy_stats
-    from reportgen.metrics.privacy_risks import compute_privacy_risks
+    from reportgen.standalone import compute_membership, compute_privacy_risks, compute_privacy_stats
 
     frames = {
         "train": people.iloc[:150],

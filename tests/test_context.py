@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 
 import reportgen as rg
-from reportgen.api import prepare_context
 from reportgen.context import NEAR_UNIQUE
 from reportgen.data.schema import ColumnKind
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 

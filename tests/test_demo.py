@@ -9,7 +9,9 @@ import pytest
 from pypdf import PdfReader
 
 from reportgen import ForeignKey, PrimaryKey, RelationalData, ReportResults, Schema, Table, report
+from reportgen.catalogue import sections
 from reportgen.cli import main
+from reportgen.headlines import headlines
 from reportgen.render.document import render_html
 from reportgen.render.formatting import fmt_count, fmt_num, fmt_pct
 
@@ -88,8 +90,6 @@ def wide(tmp_path_factory):
 
 
 def test_the_default_demo_shows_every_section_with_its_references(single):
-    from reportgen.headlines import headlines
-
     results, text = single
     assert text.startswith("SYNTHETIC DATA EVALUATION REPORT UCI Adult")
     assert results.run.has_holdout
@@ -111,7 +111,7 @@ def test_the_default_demo_shows_every_section_with_its_references(single):
 
 def test_the_contents_number_every_part_in_page_order_over_both_columns(single):
     results, _ = single
-    html = render_html(results)
+    html = render_html(results, sections(), headlines(results))
     contents = html[html.index('<nav class="toc"') : html.index("</nav>")]
     pattern = r'<ol start="(\d+)" style="counter-reset: list-item (\d+)">(.*?)</ol>'
     columns = re.findall(pattern, contents, re.DOTALL)
@@ -225,11 +225,9 @@ def wide_pages(wide):
 
 def laid_out(results: ReportResults):
     """The report's HTML laid out by WeasyPrint, as its PDF prints it."""
-    from reportgen.render.document import render_html
-
     from .render.layout import layout
 
-    return layout(render_html(results))
+    return layout(render_html(results, sections(), headlines(results)))
 
 
 def names_in(results: ReportResults) -> set[str]:
@@ -285,7 +283,7 @@ def test_a_narrow_table_of_long_names_wraps_them_at_separators_only():
 def test_every_figure_legend_sits_outside_the_plotted_data(which, request):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from reportgen.metrics.registry import sections
+    from reportgen.catalogue import sections
 
     results, _ = request.getfixturevalue(which)
     checked = 0

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.api import prepare_context
 from reportgen.headlines import headlines
 from reportgen.metrics.membership import compute_membership_section
 from reportgen.metrics.privacy_risks import compute_privacy_risks_section
+from reportgen.preparation import prepare_context
 from reportgen.results import ReportResults
 from reportgen.rules import SHARE_MARGIN
 from reportgen.sections.membership import EPSILON_MEANING

@@ -113,9 +113,10 @@ def test_the_attack_bars_are_maxima_on_their_own_scales():
 
 
 def test_an_attack_above_its_bar_fails_the_release_and_page_1_says_so():
-    from reportgen.api import prepare_context
+    from reportgen.catalogue import sections
     from reportgen.headlines import headlines
     from reportgen.metrics.membership import compute_membership_section
+    from reportgen.preparation import prepare_context
     from reportgen.render.document import render_html
     from reportgen.results import ReportResults, RunInfo
     from reportgen.settings import ReportSettings
@@ -143,7 +144,7 @@ def test_an_attack_above_its_bar_fails_the_release_and_page_1_says_so():
     results.gates = evaluate_gates(results, {"mia_auc": 0.6, "epsilon_lower": 20.0, "privacy": 80.0})
     status = {g.name: g.status for g in results.gates.gates}
     assert status == {"mia_auc": "fail", "epsilon_lower": "pass", "privacy": "not_evaluated"}
-    text = " ".join(render_html(results).split())
+    text = " ".join(render_html(results, sections(), headlines(results)).split())
     assert f"Membership attack AUC is {auc:.2f}, above the bar of 0.6;" in text
     assert "Membership attack AUC ≤ 0.6" in text and "Privacy score ≥ 80 (not evaluated" in text
 

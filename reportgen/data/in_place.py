@@ -24,9 +24,10 @@ from functools import cached_property
 import pandas as pd
 
 from reportgen.data import lake, lake_sample
+from reportgen.data.engines import DuckDBEngine, Source, reaches
 from reportgen.data.relational import TableSample
+from reportgen.data.roles import SYNTH, TRAIN
 from reportgen.data.schema import ColumnKind, Schema, Table
-from reportgen.data.sources import DuckDBEngine, Source, reaches
 from reportgen.errors import IncompatibleDataError
 
 
@@ -132,10 +133,8 @@ def _check_tables(sources: Mapping[str, Source]) -> None:
     """Every training table in the holdout, unless the synthetic data lacks it too.
 
     The synthetic data may lack tables, as in memory: the report leaves them out and says so on
-    page 1 (``reportgen.api``), and the holdout need not have those.
+    page 1 (``reportgen.preparation``), and the holdout need not have those.
     """
-    from reportgen.data.validation import SYNTH, TRAIN  # validation builds on this module
-
     tables = list(sources[TRAIN].relations)
     if SYNTH in sources and not any(t in sources[SYNTH].relations for t in tables):
         return  # the in-memory check says there is nothing to compare

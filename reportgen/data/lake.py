@@ -35,10 +35,10 @@ import numpy as np
 import pandas as pd
 
 from reportgen.binning import BinCounts, ColumnBins
+from reportgen.data.engines import DOUBLE, OTHER, TIMESTAMP, Source, quote
 from reportgen.data.kinds import to_canonical
 from reportgen.data.links import CountDistribution, KeyCounts
 from reportgen.data.schema import ColumnKind, Relation
-from reportgen.data.sources import DOUBLE, OTHER, TIMESTAMP, Source, quote
 from reportgen.errors import DataError
 
 NS_PER_SECOND = 1_000_000_000

@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from reportgen.data.engines import Source, quote
 from reportgen.data.lake import literal, matches, row_hash_sql
 from reportgen.data.links import key_values
 from reportgen.data.relational import MIN_SERVED, entity_root, served
 from reportgen.data.schema import Relation, Schema
-from reportgen.data.sources import Source, quote
 
 ORDER = "reportgen_order"  # each fetched row's md5 (its random order), dropped before returning
 ENTRY = "reportgen_entry"  # each hierarchy row's entry key (the md5 its entity enters at)

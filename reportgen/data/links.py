@@ -1,7 +1,8 @@
 """How the rows of a child table meet the rows of its parent: foreign keys as shared integer codes.
 
 The one place that decides how keys match, for every user of relations (integrity checks and
-findings, the relational fidelity section, entity views, sampling, splitting and subsets), so one
+findings, the relational fidelity section, entity views, sampling, splitting and subsets, with
+the closure of a subset under its keys: ``close_under_keys``), so one
 key has one count everywhere:
 
 - a foreign key is a ``Relation`` of the schema: one or more child columns matched, in pairs, on
@@ -15,7 +16,7 @@ key has one count everywhere:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -23,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from reportgen.data.schema import Relation
+from reportgen.errors import InvalidParameterError
 
 
 def key_values(keys: pd.Series) -> np.ndarray:
@@ -141,6 +143,51 @@ def link(tables: Mapping[str, pd.DataFrame], rel: Relation) -> Links:
         [tables[rel.parent], tables[rel.child]], [rel.parent_columns, rel.columns]
     )
     return Links(parent_codes=parent_codes, child_codes=child_codes)
+
+
+def close_under_keys(
+    tables: Mapping[str, pd.DataFrame], relations: Iterable[Relation], keep: Mapping[str, np.ndarray]
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The rows ``keep`` marks (tables it omits keep every row), less every row left without its parent.
+
+    Drops, again and again until nothing changes, every row whose foreign key refers to a dropped
+    row: a dropped customer takes their orders with them, and the orders take their order lines;
+    self-references follow the same rule. A child row refers to a dropped row when its key value
+    belongs to a dropped parent row and to no kept one (broken synthetic data may repeat a parent
+    key); rows whose key is missing or matches no parent row (orphans) are not touched. Returns the
+    kept rows per table, and the rows dropped only because a row they refer to (directly or through
+    other rows) was dropped. ``reportgen.data.subsets.keep_rows`` builds the subset from them.
+    """
+    kept: dict[str, np.ndarray] = {}
+    for name, frame in tables.items():
+        mask = np.ones(len(frame), bool) if name not in keep else np.asarray(keep[name], dtype=bool)
+        if mask.shape != (len(frame),):
+            raise InvalidParameterError(
+                f"The mask for table {name!r} has shape {mask.shape}, but the table has {len(frame)} rows."
+            )
+        kept[name] = mask.copy()
+    orphaned = {name: np.zeros(len(frame), bool) for name, frame in tables.items()}
+    links = {rel: link(tables, rel) for rel in relations}
+    changed = True
+    while changed:
+        changed = False
+        for rel, links_of in links.items():
+            lost = _refers_to_dropped(links_of, kept[rel.parent])
+            newly = lost & kept[rel.child]
+            if newly.any():
+                kept[rel.child] &= ~newly
+                orphaned[rel.child] |= newly
+                changed = True
+    return kept, orphaned
+
+
+def _refers_to_dropped(links: Links, parent_kept: np.ndarray) -> np.ndarray:
+    """Child rows whose key value is held by a dropped parent row and by no kept parent row."""
+    codes = links.parent_codes
+    held_by_kept = np.unique(codes[parent_kept & (codes >= 0)])
+    held_by_dropped = np.unique(codes[~parent_kept & (codes >= 0)])
+    lost = np.setdiff1d(held_by_dropped, held_by_kept, assume_unique=True)
+    return (links.child_codes >= 0) & np.isin(links.child_codes, lost)
 
 
 @dataclass(frozen=True)

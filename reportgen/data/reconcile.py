@@ -8,7 +8,7 @@ orphan, a column quietly left out) or a crash deep inside a metric. This module 
 right reading and refuses, naming table and column, what has none. Every change is a ``Finding``
 naming table and column. Inputs are never modified: changed columns go into shallow copies.
 
-Two steps, called by ``reportgen.api.prepare_context``:
+Two steps, called by ``reportgen.preparation.prepare_context``:
 
 - ``read_training``: the training data's values read as what they are (numbers in strings,
   timestamps across time zones), with the kinds inferred from them inferred again; infinities and
@@ -28,8 +28,8 @@ import pandas as pd
 
 from reportgen.data.kinds import infer_kind, to_category_strings
 from reportgen.data.relational import RelationalData, with_columns
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind, Schema
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.errors import IncompatibleDataError
 from reportgen.results import Finding, Severity
 

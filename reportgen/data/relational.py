@@ -19,7 +19,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
 from reportgen.data.kinds import DEFAULT_MAX_CATEGORIES, infer_kind
-from reportgen.data.links import link
+from reportgen.data.links import close_under_keys, link
 from reportgen.data.schema import ColumnKind, Relation, Schema, Table
 from reportgen.errors import DataError, InvalidParameterError, SchemaError
 from reportgen.params import Interval, NoneValue, Options, check_param
@@ -264,7 +264,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         least-served table better: tables within the cap are kept whole, and from the children up,
         each table over the cap keeps the rows its kept child rows refer to, then uniform random
         rows up to ``n_max``; where the referenced rows alone exceed the cap, a uniform ``n_max`` of
-        them is kept and the child rows that referred to the others are dropped (``keep_rows``).
+        them is kept and the child rows that referred to the others are dropped (``close_under_keys``).
         ``sampling`` gives, per table, the rows available, the rows used and how they were drawn.
         """
         check_param("sample", "n_max", n_max, [Interval(int, 1, None)])
@@ -320,9 +320,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         self, kept: dict[str, np.ndarray], methods: dict[str, str]
     ) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         """Less the kept rows whose parent row was not kept (a table's referred rows past the cap)."""
-        from reportgen.data.subsets import keep_rows  # subsets builds on this module
-
-        _, dropped = keep_rows(self, kept)
+        _, dropped = close_under_keys(self, self.schema.relations, kept)
         for name, lost in dropped.items():
             if lost.any():
                 kept[name] &= ~lost

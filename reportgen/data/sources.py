@@ -21,326 +21,35 @@ usual data-lake layout) is a table with inferred kinds.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import sqlalchemy as sa
 
-from reportgen.data.dialects import DIALECTS, SCALES_OUT, translate
+from reportgen.data.engines import (
+    _FORMATS,
+    DEFAULT_MEMORY_LIMIT,
+    DuckDBEngine,
+    Source,
+    SQLAlchemyEngine,
+    _folder_tables,
+    _stem,
+    quote,
+)
 from reportgen.data.io import (
     SCHEMA_FILE_NAMES,
     PathLike,
     SchemaSource,
     db_message,
-    engine_for,
     reflect_schema,
     resolve_schema,
     safe_url,
 )
 from reportgen.data.schema import Schema
 from reportgen.errors import InvalidParameterError, LoadError
-
-DOUBLE, TIMESTAMP, OTHER = "double", "timestamp", "other"  # storage families (``column_families``)
-DEFAULT_MEMORY_LIMIT = "512MB"  # DuckDB spills larger aggregates and sorts to disk
-DUCKDB_VECTOR = 2048  # rows of one DuckDB vector: its results are fetched in whole vectors
-_FORMATS = {"parquet": (".parquet",), "csv": (".csv", ".csv.gz")}
-
-
-def quote(name: str) -> str:
-    """A SQL identifier in double quotes (standard SQL: DuckDB, PostgreSQL, Spark with ANSI quoting)."""
-    return '"' + name.replace('"', '""') + '"'
-
-
-class Engine(ABC):
-    """Where SQL runs: the one seam between reportgen and a database or DuckDB.
-
-    Subclasses give the dialect's few differences (datetime arithmetic) and run queries; every
-    query is plain SQL text, so the same text can be shown to the user and run on their warehouse.
-    """
-
-    dialect: str
-    scales_out = False
-    """Whether the engine spreads a statement over machines (then no window runs over all values)."""
-
-    @abstractmethod
-    def rows(self, query: str) -> list[tuple[Any, ...]]:
-        """The result rows of ``query`` as Python values (for small results: aggregates)."""
-
-    @abstractmethod
-    def frame(self, query: str) -> pd.DataFrame:
-        """The result of ``query`` as a DataFrame (for bounded results: samples)."""
-
-    @abstractmethod
-    def batches(self, query: str, size: int) -> Iterator[pd.DataFrame]:
-        """The result of ``query`` as DataFrames of ``size`` rows (the last one shorter), streamed.
-
-        Rows come in the engine's order: file order for Parquet and CSV and a DuckDB table's
-        insertion order; a database's scan order otherwise (an ``ORDER BY`` in ``query`` fixes it).
-        """
-
-    @abstractmethod
-    def close(self) -> None:
-        """Release the connection."""
-
-    def column_families(self, relation: str) -> dict[str, str]:
-        """Each column of ``relation`` with its storage family: ``DOUBLE``, ``TIMESTAMP`` or ``OTHER``.
-
-        The family decides how a value is written as canonical text (``lake.canonical_text_sql``).
-        This default reads the types of an empty result as pandas sees them.
-        """
-        empty = self.frame(f"SELECT * FROM {relation} LIMIT 0")
-        return {str(c): _family_of_dtype(t) for c, t in empty.dtypes.items()}
-
-
-def _family_of_dtype(dtype: Any) -> str:
-    if pd.api.types.is_float_dtype(dtype):
-        return DOUBLE
-    if pd.api.types.is_datetime64_any_dtype(dtype):
-        return TIMESTAMP
-    return OTHER
-
-
-class DuckDBEngine(Engine):
-    """An embedded DuckDB connection: in memory for files, or a database file opened read-only.
-
-    ``memory_limit`` caps DuckDB's own memory (it spills to disk beyond it) and the time zone is
-    UTC, so timestamps with a zone convert to UTC wall time as pandas does.
-    """
-
-    dialect = "duckdb"
-
-    def __init__(self, database: str = ":memory:", *, memory_limit: str = DEFAULT_MEMORY_LIMIT):
-        import duckdb
-
-        self.memory_limit = memory_limit
-        try:
-            self.connection = duckdb.connect(database, read_only=database != ":memory:")
-            self.connection.execute(f"SET memory_limit = '{memory_limit}'")
-            self.connection.execute("SET TimeZone = 'UTC'")
-        except duckdb.Error as error:
-            raise LoadError(f"Cannot open DuckDB database {database!r}: {error}") from None
-
-    def rows(self, query: str) -> list[tuple[Any, ...]]:
-        return self._run(query).fetchall()
-
-    def frame(self, query: str) -> pd.DataFrame:
-        return self._run(query).df()
-
-    def batches(self, query: str, size: int) -> Iterator[pd.DataFrame]:
-        import duckdb
-
-        cursor = self.connection.cursor()  # its own result: other queries may run meanwhile
-        try:
-            result = self._run(query, cursor)
-            yield from _rechunked(_chunks(result, max(1, size // DUCKDB_VECTOR)), size)
-        except duckdb.Error as error:
-            raise LoadError(f"DuckDB could not read the data: {error}") from None
-        finally:
-            cursor.close()
-
-    def _run(self, query: str, connection: Any = None) -> Any:
-        import duckdb
-
-        try:
-            return (connection or self.connection).execute(query)
-        except duckdb.OutOfMemoryException as error:
-            raise LoadError(
-                f"DuckDB ran out of its memory limit ({self.memory_limit}) on a query of the data. "
-                "Open the inputs with a higher limit, e.g. reportgen.data.sources.parquet(path, "
-                f"memory_limit='2GB'), and pass the source to report(). DuckDB said: {error}"
-            ) from None
-        except duckdb.Error as error:
-            raise LoadError(f"DuckDB could not run a query on the data: {error}") from None
-
-    def close(self) -> None:
-        self.connection.close()
-
-    def column_families(self, relation: str) -> dict[str, str]:
-        described = self.rows(f"DESCRIBE SELECT * FROM {relation}")
-        return {str(name): _family_of_type(str(kind)) for name, kind, *_ in described}
-
-
-class SQLAlchemyEngine(Engine):
-    """Any database SQLAlchemy reaches, its dialect from the URL (tested on PostgreSQL).
-
-    Each statement is translated for the database's dialect (``reportgen.data.dialects``); a
-    dialect reportgen does not know gets the statements as written.
-    """
-
-    def __init__(self, url: str):
-        self.engine = engine_for(url, must_exist=True)
-        self.dialect = self.engine.dialect.name
-        self.scales_out = self.dialect in SCALES_OUT
-
-    def column_families(self, relation: str) -> dict[str, str]:
-        with self._connect() as conn:
-            result = self._execute(conn, f"SELECT * FROM {relation} WHERE 1 = 0")
-            described = result.cursor.description if result.cursor is not None else []
-            return {str(d[0]): _family_of_type(_driver_type(conn, d[1])) for d in described}
-
-    def rows(self, query: str) -> list[tuple[Any, ...]]:
-        with self._connect() as conn:
-            return [tuple(row) for row in self._execute(conn, query)]
-
-    def frame(self, query: str) -> pd.DataFrame:
-        with self._connect() as conn:
-            result = self._execute(conn, query)
-            return pd.DataFrame(result.fetchall(), columns=list(result.keys()))
-
-    def batches(self, query: str, size: int) -> Iterator[pd.DataFrame]:
-        with self._connect() as conn:
-            result = self._execute(conn.execution_options(stream_results=True), query)
-            columns = list(result.keys())
-            for part in result.partitions(size):
-                yield pd.DataFrame(part, columns=columns)
-
-    def _connect(self) -> sa.Connection:
-        try:
-            return self.engine.connect()
-        except sa.exc.SQLAlchemyError as error:
-            raise LoadError(f"Cannot connect to {safe_url(self.engine)}: {db_message(error)}") from None
-
-    def _execute(self, conn: sa.Connection, query: str) -> sa.CursorResult[Any]:
-        try:
-            sent = translate(query, self.dialect) if self.dialect in DIALECTS else query
-            return conn.execute(sa.text(sent.replace(":", r"\:")))
-        except sa.exc.SQLAlchemyError as error:
-            raise LoadError(f"Database {safe_url(self.engine)}: {db_message(error)}") from None
-
-    def close(self) -> None:
-        self.engine.dispose()
-
-
-def _family_of_type(name: str) -> str:
-    """The storage family of a SQL type name (DuckDB's, PostgreSQL's, Spark's...)."""
-    upper = name.upper()
-    if upper.startswith(("DOUBLE", "FLOAT", "REAL")):
-        return DOUBLE
-    if upper.startswith("TIMESTAMP"):
-        return TIMESTAMP
-    return OTHER
-
-
-def _driver_type(conn: sa.Connection, type_code: Any) -> str:
-    """A DB-API type code as a type name: PostgreSQL's by its type OID, others as the driver says."""
-    if isinstance(type_code, int) and conn.dialect.name == "postgresql":
-        return _POSTGRES_TYPES.get(type_code, "other")
-    return str(getattr(type_code, "__name__", type_code))
-
-
-_POSTGRES_TYPES = {700: "real", 701: "double precision", 1114: "timestamp", 1184: "timestamptz"}
-
-
-def _chunks(result: Any, vectors: int) -> Iterator[pd.DataFrame]:
-    """A DuckDB result's rows as DataFrames of ``vectors`` vectors, until none is left."""
-    while len(chunk := result.fetch_df_chunk(vectors)):
-        yield chunk
-
-
-def _rechunked(frames: Iterator[pd.DataFrame], size: int) -> Iterator[pd.DataFrame]:
-    """``frames`` cut and joined into frames of exactly ``size`` rows (the last one shorter)."""
-    pending: list[pd.DataFrame] = []
-    held = 0
-    for frame in frames:
-        pending.append(frame)
-        held += len(frame)
-        while held >= size:
-            joined = pd.concat(pending, ignore_index=True)
-            yield joined.iloc[:size].reset_index(drop=True)
-            pending, held = [joined.iloc[size:]], held - size
-    if held:
-        yield pd.concat(pending, ignore_index=True)
-
-
-@dataclass
-class Source:
-    """One role's tables where they live: the engine, each table's SQL relation, and the schema.
-
-    ``files`` lists each table's files (for fingerprints of file inputs; empty for databases and
-    DataFrames); the relations of a source with files are table functions (``read_parquet``,
-    ``read_csv``) that any DuckDB connection can run, which ``reaches`` relies on.
-    Nothing is read until a query runs; ``reportgen.data.lake`` holds the queries.
-    """
-
-    engine: Engine
-    relations: dict[str, str]
-    schema: Schema | None
-    description: str
-    files: dict[str, list[Path]] = field(default_factory=dict)
-    _families: dict[str, dict[str, str]] = field(default_factory=dict, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        if not self.relations:
-            raise LoadError(f"{self.description} holds no tables.")
-        if self.schema is not None:
-            missing = [t for t in self.schema if t not in self.relations]
-            if missing:
-                raise LoadError(
-                    f"{self.description}: the schema declares table(s) {missing} that it does not "
-                    f"hold (its tables: {sorted(self.relations)}). Add them, or fix the schema."
-                )
-            self.relations = {t: self.relations[t] for t in self.schema}
-
-    def close(self) -> None:
-        """Release the engine's connection (a source is also a context manager that does this)."""
-        self.engine.close()
-
-    def __enter__(self) -> Source:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def columns(self, table: str) -> list[str]:
-        """The column names of ``table``, in storage order."""
-        return list(self.families(table))
-
-    def families(self, table: str) -> dict[str, str]:
-        """The columns of ``table`` in storage order, each with its storage family (asked once)."""
-        if table not in self._families:
-            self._families[table] = self.engine.column_families(self.relations[table])
-        return self._families[table]
-
-    def files_sha256(self, table: str) -> str | None:
-        """SHA-256 over a table's files (names and bytes, in name order); None for database tables.
-
-        Reading the bytes is fast (hundreds of MB a second) and needs no memory beyond a buffer.
-        """
-        files = self.files.get(table)
-        if not files:
-            return None
-        digest = hashlib.sha256()
-        for file in files:
-            digest.update(file.name.encode() + b"\x00")
-            with open(file, "rb") as handle:
-                while chunk := handle.read(1 << 20):
-                    digest.update(chunk)
-        return digest.hexdigest()
-
-
-def reaches(host: Source, other: Source) -> bool:
-    """Whether one query on ``host``'s engine can read ``other``'s tables (to join the roles).
-
-    It can on the same connection; for files, whose relations are DuckDB table functions that any
-    DuckDB connection runs; and between two SQLAlchemy sources on the same database URL. DataFrames
-    and DuckDB database files live in their own connection, and two databases do not meet in SQL.
-    """
-    if host.engine is other.engine:
-        return True
-    session = getattr(host.engine, "session", None)
-    if session is not None:  # Spark: every table of one session meets in one query
-        return session is getattr(other.engine, "session", None)
-    if isinstance(host.engine, DuckDBEngine):
-        return isinstance(other.engine, DuckDBEngine) and bool(other.files)
-    if isinstance(host.engine, SQLAlchemyEngine) and isinstance(other.engine, SQLAlchemyEngine):
-        return bool(host.engine.engine.url == other.engine.engine.url)
-    return False
 
 
 def parquet(
@@ -489,41 +198,6 @@ def _files_source(path: Path, fmt: str, schema: SchemaSource, memory_limit: str)
     engine = DuckDBEngine(memory_limit=memory_limit)
     relations = {name: _reader(fmt, found) for name, found in files.items()}
     return Source(engine, relations, resolved, f"{fmt} input {str(path)!r}", files)
-
-
-def _folder_tables(folder: Path, fmt: str, named: Mapping[str, str]) -> dict[str, list[Path]]:
-    """Each table's files: ``<table>.<suffix>``, a sub-folder of part files, or the schema's file."""
-    suffixes = _FORMATS[fmt]
-    tables: dict[str, list[Path]] = {}
-    for entry in sorted(folder.iterdir()):
-        if entry.is_file() and entry.name.lower().endswith(suffixes):
-            tables[_stem(entry)] = [entry]
-        elif entry.is_dir():
-            parts = sorted(f for f in entry.rglob("*") if f.is_file() and f.name.lower().endswith(suffixes))
-            if parts:
-                tables[entry.name] = parts
-    for table, file in named.items():
-        target = folder / file
-        if not target.exists():
-            raise LoadError(
-                f"Table {table!r}: the schema names {str(target)!r}, which does not exist. Fix the "
-                "schema's 'file' entry or add the file."
-            )
-        tables[table] = sorted(target.rglob("*")) if target.is_dir() else [target]
-    if not tables:
-        raise LoadError(
-            f"Folder {str(folder)!r} holds no {fmt} tables: expected <table>{suffixes[0]} files or "
-            f"sub-folders of {suffixes[0]} part files."
-        )
-    return tables
-
-
-def _stem(path: Path) -> str:
-    name = path.name
-    for suffix in (".csv.gz", ".csv", ".parquet"):
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)]
-    return path.stem
 
 
 def _reader(fmt: str, files: list[Path]) -> str:

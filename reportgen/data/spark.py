@@ -32,8 +32,8 @@ from urllib.parse import parse_qs
 import pandas as pd
 
 from reportgen.data.dialects import translate
+from reportgen.data.engines import DOUBLE, OTHER, TIMESTAMP, Engine, Source, _folder_tables, _rechunked, quote
 from reportgen.data.io import SchemaSource, resolve_schema
-from reportgen.data.sources import DOUBLE, OTHER, TIMESTAMP, Engine, Source, _folder_tables, _rechunked, quote
 from reportgen.errors import InvalidParameterError, LoadError
 
 SPARK_SCHEMES = ("spark", "sc")

@@ -19,10 +19,10 @@ import pandas as pd
 from reportgen.binning import fit_bins
 from reportgen.data import lake
 from reportgen.data.dialects import SCALES_OUT, sqlglot_dialect, translate
+from reportgen.data.engines import Engine, Source, quote
 from reportgen.data.in_place import sample_role
 from reportgen.data.kinds import infer_kind, to_canonical
 from reportgen.data.schema import ColumnKind, Schema, Table
-from reportgen.data.sources import Engine, Source, quote
 
 N_BINS = 20
 

@@ -21,10 +21,9 @@ from reportgen.data.relational import (
     check_frame,
     with_string_columns,
 )
+from reportgen.data.roles import SYNTH
 from reportgen.errors import DataError, IncompatibleDataError
 from reportgen.results import Finding
-
-TRAIN, TEST, SYNTH = "training", "holdout", "synthetic"
 
 
 def check_not_empty(data: RelationalData, role: str) -> None:

@@ -47,7 +47,7 @@ from pydantic import BaseModel, Field
 
 from reportgen.context import ENTITY_SUFFIX, EvaluationContext
 from reportgen.data.entities import entity_tables
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.correlation import PhikMatrices, phik_matrices, phik_of_frames
 from reportgen.metrics.registry import measured_and_skipped
 from reportgen.results import SectionResult

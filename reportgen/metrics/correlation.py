@@ -57,7 +57,7 @@ from pydantic import BaseModel, Field
 
 from reportgen.binning import as_numbers
 from reportgen.context import EvaluationContext, PreparedTable
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.render.formatting import listed
 from reportgen.results import Finding, SectionResult

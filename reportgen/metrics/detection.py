@@ -83,8 +83,8 @@ from threadpoolctl import threadpool_limits
 from reportgen.binning import as_numbers, fit_bins
 from reportgen.context import ENTITY_SUFFIX, EvaluationContext
 from reportgen.data.entities import entity_tables
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import measured_and_skipped
 from reportgen.privacy.proximity import copy_share
 from reportgen.results import SectionResult

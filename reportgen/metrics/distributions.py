@@ -35,8 +35,8 @@ from pydantic import BaseModel, Field
 
 from reportgen.binning import MISSING_LABEL, OTHER_LABEL, as_numbers, numeric_edges
 from reportgen.context import EvaluationContext, PreparedTable
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.disclosure import frequent_counts
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.metrics.similarity import table_similarity

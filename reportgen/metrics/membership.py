@@ -22,15 +22,13 @@ of the worst of the three attacks under random relabellings) plus a margin (``re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
 from reportgen.data.relational import HOLDOUT_ADVICE
-from reportgen.errors import InvalidParameterError
 from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
-from reportgen.params import Interval, validate_params
 from reportgen.privacy.membership import (
     ATTACKS,
     SELF_TEST_FPR,
@@ -39,11 +37,6 @@ from reportgen.privacy.membership import (
     target_count,
 )
 from reportgen.results import SectionResult
-from reportgen.settings import MIA_MAX_TARGETS
-
-if TYPE_CHECKING:
-    from reportgen.api import DataInput
-    from reportgen.data.schema import Schema
 
 MIN_TARGETS = 50  # per side: fewer leave every interval too wide to tell anything
 
@@ -176,43 +169,3 @@ def skip_reason(view: DistanceView, max_targets: int) -> str | None:
             f"training, {2 * MIN_TARGETS} holdout and {MIN_TARGETS} synthetic rows)"
         )
     return None
-
-
-@validate_params(
-    {
-        "n_max": [Interval(int, 1, None)],
-        "seed": [Interval(int, 0, 2**32 - 1)],
-        "max_targets": [Interval(int, MIN_TARGETS, None)],
-    }
-)
-def compute_membership(
-    data_train: DataInput,
-    data_test: DataInput,
-    data_synth: DataInput,
-    *,
-    n_max: int = 50_000,
-    seed: int = 0,
-    max_targets: int = MIA_MAX_TARGETS,
-    schema: Schema | None = None,
-) -> dict[str, MembershipStats]:
-    """The membership attacks on every table (and entity view): ``{name: MembershipStats}``.
-
-    Same inputs in the same order as ``report()`` (training, holdout, synthetic); ``data_test`` is
-    the real holdout the generator never saw (the non-members: required). ``n_max`` caps the rows
-    of every role as ``report(n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max)`` does, and
-    ``max_targets`` the targets per side, so with the same seed the numbers equal the report's (the
-    epsilon bounds at the level that covers the three attacks of every view returned, as the
-    report's). Views that cannot be attacked (no compared column, too few rows) are left out; the
-    report lists them with the reason.
-    """
-    from reportgen.api import prepared
-    from reportgen.settings import ReportSettings
-
-    if data_test is None:
-        raise InvalidParameterError(f"compute_membership needs data_test: {NO_HOLDOUT}.")
-    settings = ReportSettings(
-        seed=seed, n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max, mia_max_targets=max_targets
-    )
-    with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
-        views = membership_outcomes(ctx)
-    return {name: v.stats for name, v in views.items() if isinstance(v, ViewMembership)}

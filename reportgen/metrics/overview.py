@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 from reportgen.context import EvaluationContext
 from reportgen.data import lake
 from reportgen.data.relational import KeyIntegrity, RelationalData
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import Relation, Table
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.results import SectionResult
 
 NOT_SYNTHESISED = "the synthetic data lacks this table"

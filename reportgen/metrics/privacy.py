@@ -15,15 +15,14 @@ highest share of exact copies over every table and entity view.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import pandas as pd
 from pydantic import BaseModel, Field
 
 from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import measured_and_skipped
-from reportgen.params import Interval, NoneValue, validate_params
 from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
 from reportgen.privacy.holdout_check import HoldoutCheck, holdout_check
 from reportgen.privacy.proximity import (
@@ -34,10 +33,6 @@ from reportgen.privacy.proximity import (
     proximity_stats,
 )
 from reportgen.results import SectionResult
-
-if TYPE_CHECKING:
-    from reportgen.api import DataInput
-    from reportgen.data.schema import Schema
 
 MIN_HALF = 50  # rows in each half of the training data; fewer make the ratios mere noise
 
@@ -157,60 +152,6 @@ def _copied_lookup_tables(ctx: EvaluationContext, measured: list[TablePrivacy]) 
         and schema.children(t.table)
         and not schema.parents(t.table)
     ]
-
-
-@validate_params(
-    {
-        "q": [Interval(float, 0, 1, closed="neither")],
-        "risk_confidence": [NoneValue(), Interval(float, 0, None)],
-        "n_max": [Interval(int, 1, None)],
-        "seed": [Interval(int, 0, 2**32 - 1)],
-        "n_repeats": [Interval(int, 1, None)],
-    }
-)
-def compute_privacy_stats(
-    data_train: DataInput,
-    data_test: DataInput | None,
-    data_synth: DataInput,
-    *,
-    q: float = 0.1,
-    risk_confidence: float | None = None,
-    n_max: int = 50_000,
-    seed: int = 0,
-    n_repeats: int = 5,
-    schema: Schema | None = None,
-) -> dict[str, PrivacyStats]:
-    """The privacy score, its std and the risk of every table (and entity view): ``{name: PrivacyStats}``.
-
-    Same inputs in the same order as ``report()`` (training, holdout, synthetic): DataFrame, dict
-    of DataFrames or RelationalData, or data read in place (a ``reportgen.sources`` source, a
-    Parquet/CSV path, a ``.duckdb`` file or a database URL), whose samples are drawn in its engine.
-    ``n_max`` caps the rows of every role as ``report(n_max_train=n_max, n_max_test=n_max,
-    n_max_synth=n_max)`` does, so with the same seed the numbers equal the report's; ``data_test``
-    is the holdout given to ``report()``, ``None`` when there is none (it decides which columns get
-    a missing indicator in the distance space, and adds the holdout curve; the score and risk do not
-    depend on whether it is given). Tables that cannot be measured (no compared column, or fewer
-    than 100 training rows) are left out; the report lists them with the reason.
-    """
-    from reportgen.api import prepared
-    from reportgen.settings import ReportSettings
-
-    settings = ReportSettings(
-        seed=seed,
-        n_max_train=n_max,
-        n_max_test=n_max,
-        n_max_synth=n_max,
-        privacy_q=q,
-        risk_confidence=risk_confidence,
-        privacy_repeats=n_repeats,
-    )
-    with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
-        outcomes = privacy_outcomes(ctx, section=False)
-    return {
-        name: o.proximity
-        for name, o in outcomes.items()
-        if isinstance(o, TablePrivacy) and o.proximity is not None
-    }
 
 
 def privacy_outcomes(ctx: EvaluationContext, *, section: bool = True) -> dict[str, TablePrivacy | str]:

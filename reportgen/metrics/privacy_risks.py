@@ -25,23 +25,20 @@ a risk at its confidence level.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
 from reportgen.data.relational import HOLDOUT_ADVICE
-from reportgen.data.validation import SYNTH, TEST, TRAIN
-from reportgen.errors import InvalidParameterError
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.membership import SHARED_TABLE
 from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
-from reportgen.params import Interval, validate_params
 from reportgen.privacy.risks import (
     CONFIDENCE,
     MAX_SECRETS,
     MIN_TARGETS,
-    N_ATTACKS,
     AttackData,
     AttackResult,
     Targets,
@@ -52,10 +49,6 @@ from reportgen.privacy.risks import (
 )
 from reportgen.results import SectionResult
 from reportgen.settings import LinkColumns
-
-if TYPE_CHECKING:
-    from reportgen.api import DataInput
-    from reportgen.data.schema import Schema
 
 NO_HOLDOUT = (
     "these attacks compare training rows with real rows the generator never saw, and no holdout "
@@ -159,56 +152,6 @@ def _headline(views: list[ViewRisks], attack: str) -> RiskHeadline | None:
     return RiskHeadline(
         risk=result.risk, risk_interval=result.risk_interval, table=table, detail=result.detail
     )
-
-
-@validate_params(
-    {
-        "n_attacks": [Interval(int, MIN_TARGETS, None)],
-        "n_max": [Interval(int, 1, None)],
-        "seed": [Interval(int, 0, 2**32 - 1)],
-    }
-)
-def compute_privacy_risks(
-    data_train: DataInput,
-    data_test: DataInput,
-    data_synth: DataInput,
-    *,
-    n_attacks: int = N_ATTACKS,
-    secrets: Sequence[str] | None = None,
-    link_columns: LinkColumns = None,
-    n_max: int = 50_000,
-    seed: int = 0,
-    schema: Schema | None = None,
-) -> dict[str, ViewRisks]:
-    """Singling out, linkability and inference risks of every table (and entity view).
-
-    Same inputs in the same order as ``report()`` (training, holdout, synthetic); ``data_test`` is
-    the real holdout the generator never saw (the control: required). ``n_attacks``: targets per
-    side and predicates per singling-out mode; ``secrets``: the columns inference guesses (tables
-    holding none of them use the default, every column up to ``MAX_SECRETS``); ``link_columns``:
-    linkability's two column sets (default: the columns shuffled and cut in halves); ``n_max`` caps
-    the rows of every role as ``report()``'s ``n_max_*`` do, so with the same seed the numbers equal
-    the report's, intervals included (each at ``1 - 0.05 / M`` for the ``M`` risk intervals of all
-    the views returned). Tables that cannot be attacked (too few rows, no compared column) are left
-    out; the report lists them with the reason.
-    """
-    from reportgen.api import prepared
-    from reportgen.settings import ReportSettings
-
-    if data_test is None:
-        raise InvalidParameterError(f"compute_privacy_risks needs the holdout data: {NO_HOLDOUT}.")
-    settings = ReportSettings(
-        seed=seed,
-        n_max_train=n_max,
-        n_max_test=n_max,
-        n_max_synth=n_max,
-        risk_attacks=n_attacks,
-        risk_secrets=tuple(secrets) if secrets is not None else None,
-        risk_link_columns=link_columns,
-    )
-    with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
-        views = risk_outcomes(ctx)
-    return {name: risks for name, risks in views.items() if isinstance(risks, ViewRisks)}
 
 
 def risk_outcomes(ctx: EvaluationContext) -> dict[str, ViewRisks | str]:

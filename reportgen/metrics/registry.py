@@ -36,7 +36,7 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from reportgen.errors import ReportgenError
-from reportgen.results import Concern, Headline, SectionResult, Unit, set_result_types
+from reportgen.results import Concern, Headline, SectionResult, Unit
 from reportgen.rules import Rule
 
 if TYPE_CHECKING:
@@ -259,28 +259,11 @@ def _load_plugins() -> dict[str, Section]:
     return _plugins
 
 
-def sections() -> list[Section]:
-    """Every registered section, in page order."""
-    import reportgen.metrics.builtin  # noqa: F401  (registers the built-in sections)
+def registered() -> list[Section]:
+    """Every section registered so far (plugins loaded, built-ins imported), in page order.
 
+    The built-ins register when ``reportgen.metrics.builtin`` is imported, which this module cannot
+    do (they import it): ``reportgen.catalogue.sections`` is the complete list.
+    """
     found = {**_load_plugins(), **_BUILTIN}
     return sorted(found.values(), key=lambda s: (s.order, s.name))
-
-
-def get_section(name: str) -> Section:
-    """The registered section called ``name``."""
-    for section in sections():
-        if section.name == name:
-            return section
-    raise ReportgenError(f"No report section named {name!r} is registered.")
-
-
-def result_type_of(name: str) -> type[SectionResult]:
-    """The result class of a section (the base class for sections no longer installed)."""
-    for section in sections():
-        if section.name == name:
-            return section.result_type
-    return SectionResult
-
-
-set_result_types(result_type_of)

@@ -51,8 +51,8 @@ from reportgen.context import EvaluationContext
 from reportgen.data import lake
 from reportgen.data.kinds import to_canonical
 from reportgen.data.links import CountDistribution, KeyCounts, link
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind, Relation
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotApplicable
 from reportgen.results import Basis, SectionResult
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from reportgen.binning import BinCounts, as_numbers, shares, tvd
 from reportgen.context import EvaluationContext, PreparedTable
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.results import Basis, SectionResult
 

@@ -63,8 +63,8 @@ from sklearn.svm import LinearSVC, LinearSVR
 from threadpoolctl import threadpool_limits
 
 from reportgen.context import EvaluationContext
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.disclosure import Disclosure
 from reportgen.metrics import utility_models
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed

@@ -45,7 +45,7 @@ import pandas as pd
 from pydantic import BaseModel, Field
 from scipy.stats import binomtest
 
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.privacy.distance_space import EmbeddedRows
 from reportgen.privacy.proximity import ProximitySearches, copied_rows
 

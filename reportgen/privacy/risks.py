@@ -55,8 +55,8 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 from scipy.stats import norm
 
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.privacy.distance_space import DistanceSpace, NumericEncoding, category_labels, column_numbers
 from reportgen.privacy.neighbours import knn
 from reportgen.settings import MIN_RISK_ATTACKS, N_RISK_ATTACKS

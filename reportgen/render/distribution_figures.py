@@ -10,7 +10,7 @@ from matplotlib.colors import Colormap
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.distributions import ColumnDistribution, PairDistribution
 from reportgen.render.figures import (
     compact_labels,

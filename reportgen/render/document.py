@@ -1,13 +1,15 @@
 """Results -> one self-contained HTML document -> PDF (WeasyPrint), written with its JSON as a pair.
 
 Rendering never computes: each section's figures are drawn from its result, and its template lays
-out the result. The HTML inlines its CSS and figures, so the one file works offline; the PDF is made
-from the same HTML.
+out the result (page 1's headlines are in the results, as printed). Nor does it look sections up:
+the caller hands it the sections that may have pages, whose declarations it reads (template,
+figures, the rules its templates mark numbers with, methodology, bars). The HTML inlines its CSS and
+figures, so the one file works offline; the PDF is made from the same HTML.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any
 from markupsafe import Markup
 
 from reportgen.errors import RenderError
-from reportgen.metrics.registry import Section, sections
+from reportgen.metrics.registry import Section
 from reportgen.outputs import json_path_of, results_sha256, write_pair
 from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
@@ -36,9 +38,13 @@ class RenderedSection:
     html: Markup
 
 
-def render_html(results: ReportResults, json_sha256: str | None = None) -> str:
-    """The whole report as one HTML document; ``json_sha256`` is the fingerprint of its JSON."""
-    registered = {s.name: s for s in sections()}
+def render_html(results: ReportResults, pages: Sequence[Section], json_sha256: str | None = None) -> str:
+    """The whole report as one HTML document; ``json_sha256`` is the fingerprint of its JSON.
+
+    ``pages``: every registered section (``reportgen.catalogue.sections()``), of which those that
+    apply to these results get a page.
+    """
+    registered = {s.name: s for s in pages}
     shown = [registered[name] for name in _page_order(results, registered)]
     env = environment(packages_of(s.template_package for s in shown))
     rendered = [_render_section(env, s, results) for s in shown]
@@ -147,8 +153,10 @@ def output_format(path: Path) -> str:
         ) from None
 
 
-def write_report(results: ReportResults, path: str | Path) -> Path:
+def write_report(results: ReportResults, path: str | Path, pages: Sequence[Section]) -> Path:
     """Write the report (PDF or HTML by suffix) and its JSON beside it; return the JSON's path.
+
+    ``pages`` are ``render_html``'s.
 
     Both are rendered in memory first, the document printing the SHA-256 of the JSON's text, and
     then written as a pair (``reportgen.outputs.write_pair``): both files change, or neither.
@@ -156,7 +164,7 @@ def write_report(results: ReportResults, path: str | Path) -> Path:
     path = Path(path)
     fmt = output_format(path)
     json_text = results.to_json()
-    html = render_html(results, results_sha256(json_text))
+    html = render_html(results, pages, results_sha256(json_text))
     document = html_to_pdf(html) if fmt == "pdf" else html.encode("utf-8")
     write_pair(path, document, json_text)
     return json_path_of(path)

@@ -10,19 +10,19 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-from reportgen.api import prepare_context, prepared
 from reportgen.binning import bin_counts_in_memory
 from reportgen.data.io import write_folder, write_sql
 from reportgen.data.kinds import to_canonical
 from reportgen.data.links import CountDistribution
 from reportgen.data.relational import RelationalData
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind as K
 from reportgen.data.schema import ForeignKey, PrimaryKey, Schema, Table
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.errors import IncompatibleDataError
 from reportgen.metrics.overview import KeyHealth, compute_overview
 from reportgen.metrics.relational import compute_relational
 from reportgen.metrics.similarity import compute_similarity
+from reportgen.preparation import prepare_context, prepared
 from reportgen.render.document import judge
 from reportgen.sections.similarity import SECTION
 from reportgen.settings import ReportSettings

@@ -12,7 +12,8 @@ from reportgen import ForeignKey, PrimaryKey, RelationalData, Schema, SplitWarni
 from reportgen.cli import main
 from reportgen.data.io import read_schema, write_folder
 from reportgen.data.links import link
-from reportgen.data.validation import TRAIN, key_findings
+from reportgen.data.roles import TRAIN
+from reportgen.data.validation import key_findings
 
 
 def closed(data: RelationalData) -> bool:
@@ -285,11 +286,11 @@ def test_a_missing_synthetic_table_is_a_failed_bar_in_a_written_report(tmp_path)
 def test_a_table_the_synthetic_data_lacks_keeps_its_rows_and_the_real_orphans_pointing_at_it(
     tmp_path, monkeypatch
 ):
-    import reportgen.api
-    from reportgen.metrics.registry import sections
+    import reportgen.evaluation
+    from reportgen.catalogue import sections
 
     kept = [s for s in sections() if s.name in ("overview", "similarity")]
-    monkeypatch.setattr(reportgen.api, "sections", lambda: kept)
+    monkeypatch.setattr(reportgen.evaluation, "sections", lambda: kept)
     train = seasons(orphans=11)  # 11 players name a (year, team) that teams does not have
     synth = {"leagues": train["leagues"], "players": train["players"]}  # no teams
     results = rg.report(train, None, synth, tmp_path / "r.html", seed=0)

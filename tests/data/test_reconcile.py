@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-from reportgen.api import prepare_context
 from reportgen.data.io import load_folder
 from reportgen.data.schema import ColumnKind
 from reportgen.errors import IncompatibleDataError, LoadError, SchemaError
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 N = 200

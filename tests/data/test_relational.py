@@ -14,7 +14,8 @@ from reportgen import (
     SplitWarning,
     Table,
 )
-from reportgen.data.validation import SYNTH, TRAIN, check_not_empty, conform, key_findings
+from reportgen.data.roles import SYNTH, TRAIN
+from reportgen.data.validation import check_not_empty, conform, key_findings
 
 
 def assert_closed(data: RelationalData) -> None:

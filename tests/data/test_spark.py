@@ -24,10 +24,10 @@ from reportgen.binning import fit_bins
 from reportgen.cli import main
 from reportgen.data import lake, lake_sample
 from reportgen.data.dialects import DIALECTS, translate
+from reportgen.data.engines import DuckDBEngine, Source
 from reportgen.data.kinds import to_canonical
 from reportgen.data.schema import ColumnKind as K
 from reportgen.data.schema import ForeignKey, PrimaryKey, Schema, Table
-from reportgen.data.sources import DuckDBEngine, Source
 from reportgen.data.statements import sent_statements
 from reportgen.errors import LoadError
 

@@ -6,11 +6,11 @@ import pytest
 import torch
 
 import reportgen.privacy.alpha_beta as alpha_beta_math
-from reportgen.api import prepare_context
+from reportgen.data.roles import TRAIN
 from reportgen.data.schema import ColumnKind
-from reportgen.data.validation import TRAIN
 from reportgen.demo import demo_data
 from reportgen.metrics.alpha_beta import AlphaBetaResult, compute_alpha_beta
+from reportgen.preparation import prepare_context
 from reportgen.privacy.alpha_beta import (
     LEVELS,
     RealReference,

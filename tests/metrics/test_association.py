@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.api import prepare_context
 from reportgen.metrics.association import NOISE_Z, association_retained, compute_association, noise_pairs
 from reportgen.metrics.correlation import compute_correlation, phik_matrices
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 N = 2000

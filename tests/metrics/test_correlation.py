@@ -8,9 +8,9 @@ import phik
 import pytest
 
 from reportgen import ReportResults, report
-from reportgen.api import prepare_context
 from reportgen.metrics.correlation import CorrelationResult, compute_correlation
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 N = 3000

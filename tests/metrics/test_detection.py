@@ -12,7 +12,6 @@ from sklearn.model_selection import StratifiedKFold
 
 import reportgen as rg
 from reportgen.alarms import section_alarms
-from reportgen.api import prepare_context
 from reportgen.headlines import headlines
 from reportgen.metrics.detection import (
     MIN_LEAF,
@@ -27,6 +26,7 @@ from reportgen.metrics.detection import (
     fold_auc,
 )
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.preparation import prepare_context
 from reportgen.render.document import judge
 from reportgen.render.environment import environment
 from reportgen.render.formatting import fmt_num

@@ -5,17 +5,13 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-from reportgen.api import prepare_context
-from reportgen.metrics.membership import (
-    NO_HOLDOUT,
-    MembershipResult,
-    compute_membership,
-    compute_membership_section,
-)
+from reportgen.metrics.membership import NO_HOLDOUT, MembershipResult, compute_membership_section
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.preparation import prepare_context
 from reportgen.privacy.neighbours import knn
 from reportgen.results import ReportResults, RunInfo
 from reportgen.settings import ReportSettings
+from reportgen.standalone import compute_membership
 from tests.metrics.test_privacy import SHOP, people, shop
 
 
@@ -124,12 +120,14 @@ def test_the_result_round_trips_through_json(small_result):
 
 
 def test_the_page_shows_the_headlines_the_figure_and_the_self_test(small_result):
+    from reportgen.catalogue import sections
+    from reportgen.headlines import headlines
     from reportgen.render.document import render_html
     from reportgen.render.formatting import fmt_num, fmt_pct
 
     result, _ = small_result
     results = with_run(result)
-    html = render_html(results)
+    html = render_html(results, sections(), headlines(results))
     start = html.index('id="membership"')
     section = html[start : html.index("</section>", start)]
     assert "Threat model:" in section and "self-test" in section

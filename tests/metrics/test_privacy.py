@@ -9,12 +9,13 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-from reportgen.api import prepare_context
-from reportgen.data.validation import SYNTH, TRAIN
-from reportgen.metrics.privacy import compute_privacy, compute_privacy_stats
+from reportgen.data.roles import SYNTH, TRAIN
+from reportgen.metrics.privacy import compute_privacy
+from reportgen.preparation import prepare_context
 from reportgen.privacy import proximity
 from reportgen.privacy.proximity import EmbeddedRows, copy_share, nearest_neighbour_distances, proximity_stats
 from reportgen.settings import MAX_ENCODED_LEVELS, ReportSettings
+from reportgen.standalone import compute_privacy_stats
 
 
 def people(n: int, rng: np.random.Generator) -> pd.DataFrame:

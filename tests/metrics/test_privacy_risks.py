@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-from reportgen.api import prepare_context
 from reportgen.cli import _parser
 from reportgen.metrics.privacy_risks import PrivacyRisksResult, ViewRisks, compute_privacy_risks_section
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.preparation import prepare_context
 from reportgen.privacy.risks import excess_risk, risk_interval
 from reportgen.settings import ReportSettings
 

@@ -130,7 +130,7 @@ def test_a_section_beside_the_others_reports_why_it_cannot_run_or_stops_the_repo
 ):
     """A section computed in the background thread: a MetricNotComputed marks it as usual; any
     other error reaches the caller as itself, and no output is written."""
-    import reportgen.api
+    import reportgen.evaluation
 
     def crash(ctx):
         raise RuntimeError("plugin bug")
@@ -138,7 +138,7 @@ def test_a_section_beside_the_others_reports_why_it_cannot_run_or_stops_the_repo
     def beside(name, compute, order):
         return Section(name, name.title(), order, SectionResult, compute, "x.html.j2", beside=True)
 
-    monkeypatch.setattr(reportgen.api, "usable_cores", lambda: 2)
+    monkeypatch.setattr(reportgen.evaluation, "usable_cores", lambda: 2)
     for plugins, error in (
         ([beside("refuser", refuse, 60)], None),
         ([beside("crasher", crash, 61)], "plugin bug"),
@@ -167,7 +167,7 @@ def test_an_error_in_turn_stops_the_report_without_waiting_for_the_section_besid
     the caller at once (the background thread does not hold the report, nor the process's exit)."""
     import threading
 
-    import reportgen.api
+    import reportgen.evaluation
 
     begun, release, finished = threading.Event(), threading.Event(), threading.Event()
     daemon = []
@@ -187,7 +187,7 @@ def test_an_error_in_turn_stops_the_report_without_waiting_for_the_section_besid
         Section("slow", "Slow", 5, SectionResult, slow, "x.html.j2", beside=True),
         Section("crasher", "Crasher", 1, SectionResult, crash, "x.html.j2"),
     ]
-    monkeypatch.setattr(reportgen.api, "usable_cores", lambda: 2)
+    monkeypatch.setattr(reportgen.evaluation, "usable_cores", lambda: 2)
     monkeypatch.setattr(registry, "entry_points", lambda group: [FakeEntryPoint("p", s) for s in plugins])
     monkeypatch.setattr(registry, "_plugins", None)
     try:

@@ -6,7 +6,6 @@ import pytest
 
 import reportgen as rg
 from reportgen import ForeignKey, PrimaryKey, RelationalData, Schema, Table
-from reportgen.api import prepare_context
 from reportgen.data.io import load_folder
 from reportgen.data.links import CountDistribution
 from reportgen.metrics.relational import (
@@ -16,6 +15,7 @@ from reportgen.metrics.relational import (
     cardinality_bin_starts,
     compute_relational,
 )
+from reportgen.preparation import prepare_context
 from reportgen.render.relational_figures import cardinality_figures
 from reportgen.results import ReportResults
 from reportgen.settings import ReportSettings

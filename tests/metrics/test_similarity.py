@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.api import prepare_context
 from reportgen.metrics.similarity import compute_similarity
+from reportgen.preparation import prepare_context
 from reportgen.render.document import judge
 from reportgen.sections.similarity import SECTION
 from reportgen.settings import ReportSettings

@@ -9,13 +9,13 @@ from sklearn.linear_model import BayesianRidge
 from sklearn.naive_bayes import GaussianNB
 
 import reportgen as rg
-from reportgen.api import prepare_context
 from reportgen.cli import main
 from reportgen.data.io import write_folder
 from reportgen.data.schema import ColumnKind, Schema, Table
 from reportgen.metrics import utility_models
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.metrics.utility import UtilityResult, compute_utility, sra
+from reportgen.preparation import prepare_context
 from reportgen.settings import ReportSettings
 
 KINDS = {
@@ -65,11 +65,11 @@ def few_models(monkeypatch):
 @pytest.fixture
 def only_utility(monkeypatch):
     """report() computes the overview and this section only: the other sections have their own tests."""
-    import reportgen.api
-    from reportgen.metrics.registry import sections
+    import reportgen.evaluation
+    from reportgen.catalogue import sections
 
     kept = [s for s in sections() if s.name in ("overview", "utility")]
-    monkeypatch.setattr(reportgen.api, "sections", lambda: kept)
+    monkeypatch.setattr(reportgen.evaluation, "sections", lambda: kept)
 
 
 @pytest.fixture(scope="module")

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.api import prepare_context
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.errors import DataError, SchemaError
+from reportgen.preparation import prepare_context
 from reportgen.privacy.distance_space import CategoricalEncoding, DistanceSpace, NumericEncoding
 from reportgen.settings import ReportColumns, ReportSettings
 

@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-from reportgen.api import prepare_context
 from reportgen.gates import bars_in_force, evaluate_gates
 from reportgen.headlines import HOLDOUT_SEEN_CAVEAT, headlines
 from reportgen.metrics.privacy import PrivacyResult, compute_privacy
+from reportgen.preparation import prepare_context
 from reportgen.privacy.holdout_check import saw_holdout
 from reportgen.settings import ReportSettings
 from reportgen.verdict import verdicts

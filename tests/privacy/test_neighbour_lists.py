@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.privacy.distance_space import EmbeddedRows
 from reportgen.privacy.neighbour_lists import SubsetNeighbours, worth_sharing
 from reportgen.privacy.neighbours import knn

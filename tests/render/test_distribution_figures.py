@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.api import prepare_context
 from reportgen.metrics.distributions import compute_distributions
+from reportgen.preparation import prepare_context
 from reportgen.render.distribution_figures import PAIR_LABEL, column_figure, pair_figure
 from reportgen.settings import ReportSettings
 

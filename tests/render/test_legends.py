@@ -5,10 +5,10 @@ import pandas as pd
 from matplotlib.legend import Legend
 
 from reportgen import RelationalData, Schema
-from reportgen.api import prepare_context
 from reportgen.data.schema import ForeignKey, PrimaryKey, Table
 from reportgen.metrics.relational import compute_relational
 from reportgen.metrics.utility import ModelScore, TableUtility
+from reportgen.preparation import prepare_context
 from reportgen.render.relational_figures import cardinality_figures
 from reportgen.render.utility_figures import utility_figure
 from reportgen.settings import ReportSettings
