@@ -26,14 +26,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.api import evaluate, prepare_context
+from reportgen.catalogue import sections
 from reportgen.data.schema import Schema
-from reportgen.gates import BARS, bars_in_force, evaluate_gates
-from reportgen.headlines import Headline, headlines
-from reportgen.metrics.registry import sections
+from reportgen.evaluation import evaluate
+from reportgen.gates import bars_in_force, evaluate_gates
+from reportgen.headlines import Headline, headlines, specs
+from reportgen.preparation import prepare_context
 from reportgen.results import ReportResults
+from reportgen.rules import SCORE_MARGIN, SHARE_MARGIN
 from reportgen.settings import ReportSettings
-from reportgen.verdict import CONCERN_OF, SCORE_MARGIN, SHARE_MARGIN, _clearly_worse, attack_alarms, verdicts
+from reportgen.verdict import attack_alarms, verdicts
 from tests.strategies import Generated, Recipe, examples, recipes
 
 # Every run of this module is computed once, in one worker (pyproject.toml: --dist loadgroup).
@@ -161,19 +163,15 @@ def lacking(runs: list[Runs]) -> list[Lacking]:
 
 
 def section_headlines(results: ReportResults, section: str) -> dict[str, Headline]:
-    """The page-1 headlines that ``section`` gives (read as page 1 reads them)."""
-    if section not in results.sections:
-        return {}
-    alone = results.model_copy(update={"sections": {section: results.sections[section]}})
-    every = headlines(results)
-    return {name: every[name] for name in headlines(alone) if name in every}
+    """The page-1 headlines that ``section`` declares, as page 1 shows them."""
+    declared = next(s for s in sections() if s.name == section).headlines
+    return {spec.name: h for spec in declared if (h := results.headlines.get(spec.name)) is not None}
 
 
 def bounds(h: Headline) -> tuple[float, float]:
-    """The range a headline's value and reference may take: its bar's, or its unit's."""
-    if h.name in BARS:
-        return BARS[h.name].low, BARS[h.name].high
-    return {"score": (0.0, 100.0), "share": (0.0, 1.0)}.get(h.unit, (-math.inf, math.inf))
+    """The range a headline's value and reference may take, as its section declares it."""
+    spec = specs()[h.name]
+    return spec.low, spec.upper
 
 
 def best(h: Headline) -> float:
@@ -214,7 +212,7 @@ def each(
 @pytest.mark.parametrize("section", SECTIONS)
 def test_a_copy_of_the_training_data_puts_fidelity_at_its_best(runs, section):
     for run, h in each(runs, lambda r: r.copy, section):
-        if CONCERN_OF.get(h.name) != "fidelity" or h.name in NOT_BEST_FOR_A_COPY:
+        if h.concern != "fidelity" or h.name in NOT_BEST_FOR_A_COPY:
             continue
         assert abs(h.value - best(h)) <= COPY_TOLERANCE[h.unit], (run.recipe, h)
 
@@ -223,11 +221,11 @@ def test_a_copy_of_the_training_data_puts_fidelity_at_its_best(runs, section):
 def test_a_copy_of_the_training_data_leaks_by_every_privacy_number(runs, section):
     """Worse than the same number for fresh real rows, and clearly worse by page 1's rule where it judges."""
     for run, h in each(runs, lambda r: r.copy, section):
-        if CONCERN_OF.get(h.name) != "privacy":
+        if h.concern != "privacy":
             continue
         fresh = headlines(run.holdout)[h.name]
         assert worse(h.value, fresh.value, h), (run.recipe, h, fresh)
-        assert _clearly_worse(h) or not judgeable(h), (run.recipe, h)
+        assert h.worse or not judgeable(h), (run.recipe, h)
 
 
 def test_a_copy_of_the_training_data_is_a_leak_on_page_one(runs):
@@ -241,7 +239,7 @@ def test_a_copy_of_the_training_data_is_a_leak_on_page_one(runs):
 def test_the_holdout_as_synthetic_data_sits_on_every_real_reference(runs, section):
     """Numbers that treat the holdout as unseen rows are exempt: they say they are unreliable here."""
     for run, h in each(runs, lambda r: r.holdout, section):
-        if h.reference is None or h.unreliable:
+        if h.reference is None or h.reference_kind != "real" or specs()[h.name].assumes_unseen_holdout:
             continue
         assert abs(h.value - h.reference) <= noise(h), (run.recipe, h)
 
