@@ -73,7 +73,8 @@ class Profile(BaseModel):
     """What a figure draws of one measure, per role: quantiles of its values, or shares of its cells.
 
     Aggregates only: quantiles from 5% to 95% (never the extremes) of per-sequence statistics or
-    steps, interpolated; or the shares of the most frequent real transitions.
+    steps, interpolated; or the shares of the most frequent real transitions, each held by at least
+    ``MIN_VALUES`` real steps.
     """
 
     kind: Literal["quantiles", "shares"]
@@ -367,12 +368,16 @@ def _quantile_profile(values: dict[str, np.ndarray], prep: PreparedTable, column
 def _transition_profile(
     values: dict[str, np.ndarray], prep: PreparedTable, column: str, unit: str
 ) -> Profile:
-    """Shares of the most frequent real transitions, and of all the others together."""
+    """Shares of the most frequent real transitions, and of all the others together.
+
+    A transition drawn on its own is held by at least ``MIN_VALUES`` real steps: a rare one (a level
+    held by one real row) is only ever part of "all others".
+    """
     bins = prep.pair_bins[column]
     n = bins.n_codes**2
     shares = {role: histogram(v, n) for role, v in values.items()}
     top = np.argsort(-shares[TRAIN], kind="stable")[:TOP_TRANSITIONS]
-    top = top[shares[TRAIN][top] > 0]
+    top = top[shares[TRAIN][top] * len(values[TRAIN]) >= MIN_VALUES]  # no cell of a few real steps
 
     def drawn(role: str) -> list[float]:
         s = shares[role]
