@@ -115,6 +115,7 @@ class SequenceTable(BaseModel):
     sequences: dict[str, int] = Field(description="Parents with at least one child row, per role.")
     steps: dict[str, int] = Field(description="Pairs of consecutive rows, per role.")
     measures: list[SequenceMeasure]
+    kinds: dict[str, ColumnKind] = Field(description="The kind of each measured column.")
     skipped: dict[str, str] = Field(default_factory=dict, description="Columns not measured, and why.")
     similarity: float = Field(ge=0, le=1, description="Mean similarity over the measures.")
     reference: float | None = Field(default=None, ge=0, le=1, description="Mean of their references.")
@@ -130,14 +131,13 @@ class SequenceTable(BaseModel):
         ranked = sorted(range(len(self.measures)), key=lambda i: (-self.measures[i].shortfall, i))
         return [self.measures[i] for i in sorted(ranked[:n])]
 
-    def by_column(self) -> list[tuple[str, bool, list[SequenceMeasure | None]]]:
-        """Per measured column: its name, whether it is categorical, and its three measures in order."""
+    def by_column(self) -> list[tuple[str, ColumnKind, list[SequenceMeasure | None]]]:
+        """Per measured column: its name, its kind, and its three measures in order (None: not measured)."""
         rows = []
-        for column in dict.fromkeys(m.column for m in self.measures):
+        for column, kind in self.kinds.items():
             found = {m.measure: m for m in self.measures if m.column == column}
-            categorical = not set(found).isdisjoint(CATEGORICAL_MEASURES)
-            names = CATEGORICAL_MEASURES if categorical else NUMERIC_MEASURES
-            rows.append((column, categorical, [found.get(name) for name in names]))
+            names = CATEGORICAL_MEASURES if kind in _CATEGORICAL else NUMERIC_MEASURES
+            rows.append((column, kind, [found.get(name) for name in names]))
         return rows
 
 
@@ -214,6 +214,7 @@ def _table_or_reason(ctx: EvaluationContext, fk: Relation) -> SequenceTable | st
         sequences={role: o.n_sequences for role, o in ordered.items()},
         steps={role: int(np.count_nonzero(o.step)) for role, o in ordered.items()},
         measures=measures,
+        kinds={c: prep.schema.kinds[c] for c in dict.fromkeys(m.column for m in measures)},
         skipped=skipped,
         similarity=float(np.mean([m.similarity for m in measures])),
         reference=float(np.mean(references)) if len(references) == len(measures) else None,

@@ -17,7 +17,7 @@ from reportgen.data.io import read_schema, write_schema
 from reportgen.data.validation import TRAIN
 from reportgen.errors import SchemaError
 from reportgen.metrics.registry import MetricNotApplicable, get_section
-from reportgen.metrics.sequences import SequencesResult, compute_sequences, ordered_rows
+from reportgen.metrics.sequences import MIN_VALUES, SequencesResult, compute_sequences, ordered_rows
 from reportgen.render.environment import environment
 from reportgen.render.sequence_figures import furthest_measures
 from reportgen.settings import ReportSettings
@@ -182,6 +182,8 @@ def test_the_page_and_the_json_show_aggregates_only(results):
     method = env.get_template("sections/sequences_methodology.html.j2").render(result=result, results=None)
     text = result.model_dump_json()
     assert 'visits</span> per <span class="name">customers' in page and "KS(" in method
+    assert f"needs {MIN_VALUES} training sequences" in method  # the constants the appendix writes out
+    assert f"at least {MIN_VALUES} real steps" in method
     assert SECRET not in page and SECRET not in text
     assert SequencesResult.model_validate_json(text) == result
 
