@@ -18,6 +18,7 @@ from reportgen.data.validation import TRAIN
 from reportgen.errors import SchemaError
 from reportgen.metrics.registry import MetricNotApplicable, get_section
 from reportgen.metrics.sequences import MIN_VALUES, SequencesResult, compute_sequences, ordered_rows
+from reportgen.reference_split import training_split
 from reportgen.render.environment import environment
 from reportgen.render.sequence_figures import furthest_measures
 from reportgen.settings import ReportSettings
@@ -156,6 +157,17 @@ def test_the_rows_order_in_the_data_changes_nothing():
     result = sequences(train, None, reversed_rows)
     assert all(m.similarity == 1.0 for m in result.tables[0].measures)
     assert result.reference is None  # no holdout, no reference
+
+
+def test_without_a_holdout_the_training_rows_set_aside_give_the_references():
+    context = prepare_context(
+        RelationalData(draw(600, 1), SCHEMA), None, draw(300, 3, "shuffled", first_id=5000), ReportSettings()
+    )
+    split = training_split(context)
+    assert split is not None and split.split.root == "customers"
+    result = compute_sequences(split.context)
+    assert result.reference is not None and page_one(result).worse
+    assert shortfalls(result)[("amount", "steps")] > CLEARLY
 
 
 def test_without_an_order_the_section_does_not_apply():
