@@ -134,10 +134,9 @@ def _parser() -> argparse.ArgumentParser:
     _add_risk_options(rep)
     rep.add_argument(
         "--fail-under",
-        action="append",
+        action=_BarsAction,
         default=[],
         metavar="NAME=VALUE",
-        help=_bar_help(),
     )
     rep.add_argument(
         "--allow-not-evaluated",
@@ -428,6 +427,22 @@ def _targets(texts: Sequence[str], tables: list[str]) -> dict[str, str]:
             table, column = tables[0], text
         targets[table] = column
     return targets
+
+
+class _BarsAction(argparse._AppendAction):
+    """``--fail-under``, whose help lists the bars the registered sections offer.
+
+    The help is built only when it is shown: listing the bars loads every section (and plugin),
+    which every other command line would pay for at start-up.
+    """
+
+    @property
+    def help(self) -> str:
+        return _bar_help()
+
+    @help.setter
+    def help(self, value: str | None) -> None:
+        pass
 
 
 def _bar_help() -> str:

@@ -118,7 +118,11 @@ class HeadlineSpec:
       the holdout's rows too; ``assumes_unseen_holdout``: it is unreliable when the generator
       appears to have seen the holdout (the attacks, and utility scored on the holdout);
     - ``evidence``: for the privacy verdict, the sentence that makes this number the evidence of a
-      pass (an attack at chance); a privacy verdict with no such number is not a pass.
+      pass (an attack at chance); a privacy verdict with no such number is not a pass;
+    - ``tolerance``: a change smaller than this is noise (where the reading gives none).
+
+    ``judge(value, reference, ...)`` applies the rule to any number on the headline's scale, so a
+    section's page marks its tables' and rows' numbers as page 1 marks the headline.
     """
 
     name: str
@@ -138,6 +142,7 @@ class HeadlineSpec:
     compares_holdout: bool = False
     assumes_unseen_holdout: bool = False
     evidence: Callable[[Headline], str] | None = None
+    tolerance: float | None = None
 
     @property
     def upper(self) -> float:
@@ -151,6 +156,19 @@ class HeadlineSpec:
     def describe_bounds(self) -> str:
         high = "infinity" if math.isinf(self.upper) else f"{self.upper:g}"
         return f"a number from {self.low:g} to {high}"
+
+    def judge(
+        self,
+        value: float | None,
+        reference: float | None = None,
+        interval: tuple[float, float] | None = None,
+        tolerance: float | None = None,
+    ) -> bool:
+        """Whether ``value`` is clearly worse than ``reference`` by this headline's rule (None: no)."""
+        if value is None:
+            return False
+        reading = Reading(value=value, reference=reference, interval=interval, tolerance=tolerance)
+        return self.headline(reading).worse
 
     def headline(self, reading: Reading) -> Headline:
         """The page-1 headline of ``reading``, judged by this declaration's rule."""
@@ -168,7 +186,7 @@ class HeadlineSpec:
             caveat=reading.caveat,
             closer_to_reference=self.closer_to_reference,
             gap=reading.gap,
-            tolerance=reading.tolerance,
+            tolerance=self.tolerance if reading.tolerance is None else reading.tolerance,
             interval=reading.interval,
             interval_label=reading.interval_label,
         )

@@ -7,9 +7,11 @@ from the same HTML.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup
 
@@ -94,9 +96,28 @@ def _render_section(env, section: Section, results: ReportResults) -> RenderedSe
     if section.figures is not None:
         figures = {name: to_data_uri(fig) for name, fig in section.figures(result).items()}
     html = env.get_template(section.template).render(
-        result=result, figures=figures, run=results.run, title=section.title, findings=results.findings
+        result=result,
+        figures=figures,
+        run=results.run,
+        title=section.title,
+        findings=results.findings,
+        headlines=results.headlines,
+        worse=judge(section),
     )
     return RenderedSection(section.name, section.title, Markup(html))
+
+
+def judge(section: Section) -> Callable[..., bool]:
+    """``worse(name, value, reference, ...)``: the section's rule for headline ``name``, for its page.
+
+    Templates mark a number as bad only through this, so a page and page 1 judge alike.
+    """
+    declared = {spec.name: spec for spec in section.headlines}
+
+    def worse(name: str, value: float | None, reference: float | None = None, **given: Any) -> bool:
+        return declared[name].judge(value, reference, **given)
+
+    return worse
 
 
 def _methodology(env, section: Section, results: ReportResults) -> RenderedSection:

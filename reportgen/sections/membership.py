@@ -45,7 +45,7 @@ def _tpr(r: MembershipResult) -> Reading:
 
 
 def _epsilon(r: MembershipResult) -> Reading:
-    return Reading(value=r.epsilon_lower.value, tolerance=EPSILON_TOLERANCE)
+    return Reading(value=r.epsilon_lower.value)
 
 
 def _at_chance(auc: Headline) -> str:
@@ -108,6 +108,7 @@ SECTION = Section(
             meaning=EPSILON_MEANING,
             read=_epsilon,
             rule=BeyondLevel(),
+            tolerance=EPSILON_TOLERANCE,
             reference_kind="none",
             compares_holdout=True,
             assumes_unseen_holdout=True,

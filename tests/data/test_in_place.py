@@ -23,6 +23,8 @@ from reportgen.errors import IncompatibleDataError
 from reportgen.metrics.overview import KeyHealth, compute_overview
 from reportgen.metrics.relational import compute_relational
 from reportgen.metrics.similarity import compute_similarity
+from reportgen.render.document import judge
+from reportgen.sections.similarity import SECTION
 from reportgen.settings import ReportSettings
 
 from ..test_provenance import _duckdb_file, _engine_fingerprint, _kinds, _mixed
@@ -97,7 +99,9 @@ def _rendered(result) -> str:
         title="t", reportgen_version="0", created_at="", seed=0, settings={}, versions={}, has_holdout=True
     )
     template = environment().get_template("sections/similarity.html.j2")
-    return " ".join(template.render(result=result, figures={}, run=run, title="Similarity").split())
+    return " ".join(
+        template.render(result=result, figures={}, run=run, title="Similarity", worse=judge(SECTION)).split()
+    )
 
 
 def test_ks_on_parquet_inputs_is_exact_on_every_row_and_equals_the_in_memory_ks(tmp_path):

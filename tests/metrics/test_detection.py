@@ -27,6 +27,7 @@ from reportgen.metrics.detection import (
     fold_auc,
 )
 from reportgen.metrics.registry import MetricNotComputed
+from reportgen.render.document import judge
 from reportgen.render.environment import environment
 from reportgen.render.formatting import fmt_num
 from reportgen.results import ReportResults
@@ -257,7 +258,7 @@ def page(result: DetectionResult) -> str:
     html = (
         environment()
         .get_template("sections/detection.html.j2")
-        .render(result=result, figures={}, run=None, title="Detection")
+        .render(result=result, figures={}, run=None, title="Detection", worse=judge(SECTION))
     )
     html = html.split("</p>", 1)[1]
     return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", html)))

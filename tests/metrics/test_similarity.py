@@ -8,6 +8,8 @@ import pytest
 
 from reportgen.api import prepare_context
 from reportgen.metrics.similarity import compute_similarity
+from reportgen.render.document import judge
+from reportgen.sections.similarity import SECTION
 from reportgen.settings import ReportSettings
 
 
@@ -156,7 +158,7 @@ def test_the_shortfall_list_on_the_page_is_sorted_columns_and_pairs_together(rea
     html = (
         environment()
         .get_template("sections/similarity.html.j2")
-        .render(result=result, figures={}, run=run, title="Similarity")
+        .render(result=result, figures={}, run=run, title="Similarity", worse=judge(SECTION))
     )
     rows = html[html.index('<table class="shortfall">') :].split("</table>")[0]
     shortfalls = [float(v) for v in re.findall(r'<td class="num[^"]*">(-?[0-9.]+)</td></tr>', rows)]
