@@ -134,8 +134,9 @@ class SequenceTable(BaseModel):
     def by_column(self) -> list[tuple[str, ColumnKind, list[SequenceMeasure | None]]]:
         """Per measured column: its name, its kind, and its three measures in order (None: not measured)."""
         rows = []
-        for column, kind in self.kinds.items():
+        for column in dict.fromkeys(m.column for m in self.measures):  # the table's order (a list's)
             found = {m.measure: m for m in self.measures if m.column == column}
+            kind = self.kinds[column]
             names = CATEGORICAL_MEASURES if kind in _CATEGORICAL else NUMERIC_MEASURES
             rows.append((column, kind, [found.get(name) for name in names]))
         return rows

@@ -19,8 +19,10 @@ from reportgen.errors import SchemaError
 from reportgen.metrics.registry import MetricNotApplicable, get_section
 from reportgen.metrics.sequences import MIN_VALUES, SequencesResult, compute_sequences, ordered_rows
 from reportgen.reference_split import training_split
+from reportgen.render.document import judge
 from reportgen.render.environment import environment
 from reportgen.render.sequence_figures import furthest_measures
+from reportgen.sections.sequences import SECTION
 from reportgen.settings import ReportSettings
 
 STATES = np.array(["new", "active", "lapsed", "closed"])
@@ -189,11 +191,12 @@ def test_the_page_and_the_json_show_aggregates_only(results):
     assert len(figure.axes) == 2
     env = environment()
     page = env.get_template("sections/sequences.html.j2").render(
-        result=result, figures={}, run=None, title="Fidelity: sequences", findings=[]
+        result=result, figures={}, run=None, title="Fidelity: sequences", findings=[], worse=judge(SECTION)
     )
     method = env.get_template("sections/sequences_methodology.html.j2").render(result=result, results=None)
     text = result.model_dump_json()
     assert 'visits</span> per <span class="name">customers' in page and "KS(" in method
+    assert page.count('class="num bad"') == 3  # the shuffled steps, transitions and stays, by page 1's rule
     assert f"needs {MIN_VALUES} training sequences" in method  # the constants the appendix writes out
     assert f"at least {MIN_VALUES} real steps" in method
     assert SECRET not in page and SECRET not in text
