@@ -526,6 +526,12 @@ def _resolve_table(name: str, frame: pd.DataFrame, table: Table, max_categories:
             f"Table {name!r}: the schema declares column(s) {missing} that the data does not "
             f"have. Its columns are {columns}."
         )
+    unordered = [c for c in table.order_by if c not in columns]
+    if unordered:
+        raise SchemaError(
+            f"Table {name!r}: order_by names column(s) {unordered} that the data does not have. "
+            f"Its columns are {columns}."
+        )
     inferred = {c: infer_kind(frame[c], max_categories) for c in columns if c not in table.kinds}
     return table.with_inferred(inferred).ordered(columns)
 

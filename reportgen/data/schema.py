@@ -28,6 +28,14 @@ read as one composite key too (the layout of older schema files).
 ``Table(..., target="income")`` names the column that
 the utility section predicts (a column literally called "target" is declared through the mapping
 form, ``Table({"target": "categorical"})``).
+
+``Table(..., order_by=["date"])`` (``order_by: [date]`` in a schema file) declares that the table's
+rows happen in order within each parent row: a customer's invoices by date, a player's seasons by
+year. The rows of one parent, sorted by the order columns (ties broken by the primary key, then by
+the rows' order in the data), form that parent's sequence, which the sequences section compares.
+A sequence runs within each foreign key into another table that holds no order column (a key that
+holds one, such as a season's team and year, fixes the order within its parent); a table with an
+order needs at least one such key.
 """
 
 from __future__ import annotations
@@ -178,6 +186,7 @@ class Table:
     foreign_keys: tuple[ForeignKey, ...] = ()
     inferred: frozenset[str] = frozenset()
     target: str | None = None
+    order_by: tuple[str, ...] = ()
 
     def __init__(
         self,
@@ -186,6 +195,7 @@ class Table:
         *,
         target: str | None = None,
         foreign_keys: Sequence[ForeignKey] = (),
+        order_by: Sequence[str] | str = (),
         **more: ColumnSpec,
     ):
         if target is not None and not isinstance(target, str):
@@ -222,6 +232,7 @@ class Table:
         object.__setattr__(self, "foreign_keys", tuple(keys))
         object.__setattr__(self, "inferred", frozenset())
         object.__setattr__(self, "target", target)
+        object.__setattr__(self, "order_by", _order_columns(order_by))
 
     @property
     def columns(self) -> list[str]:
@@ -233,7 +244,7 @@ class Table:
         return frozenset(self.primary_key).union(*(fk.columns for fk in self.foreign_keys))
 
     def _copy(self, kinds: Mapping[str, ColumnKind], inferred: frozenset[str]) -> Table:
-        new = Table(target=self.target)
+        new = Table(target=self.target, order_by=self.order_by)
         object.__setattr__(new, "kinds", dict(kinds))
         object.__setattr__(new, "primary_key", self.primary_key)
         object.__setattr__(new, "foreign_keys", self.foreign_keys)
@@ -248,12 +259,17 @@ class Table:
         """The same table with its columns in ``order`` (the data's column order)."""
         return self._copy({c: self.kinds[c] for c in order}, self.inferred)
 
-    def without_keys_into(self, tables: Collection[str]) -> Table:
-        """This table without its foreign keys into ``tables`` (their columns stay, as identifiers)."""
+    def without_keys_into(self, tables: Collection[str], *, ordered: bool = True) -> Table:
+        """This table without its foreign keys into ``tables`` (their columns stay, as identifiers).
+
+        ``ordered=False`` drops its order too (no key it runs within is left).
+        """
         new = self._copy(self.kinds, self.inferred)
         object.__setattr__(
             new, "foreign_keys", tuple(fk for fk in self.foreign_keys if fk.parent not in tables)
         )
+        if not ordered:
+            object.__setattr__(new, "order_by", ())
         return new
 
     def to_dict(self) -> dict[str, Any]:
@@ -273,16 +289,18 @@ class Table:
         }
         if self.target is not None:
             out["target"] = self.target
+        if self.order_by:
+            out["order_by"] = list(self.order_by)
         return out
 
     @classmethod
     def from_dict(cls, spec: Mapping[str, Any], where: str) -> Table:
         """Build a table from the schema file's layout (see ``Schema.from_dict``)."""
-        unknown = set(spec) - {"primary_key", "foreign_keys", "columns", "target"}
+        unknown = set(spec) - {"primary_key", "foreign_keys", "columns", "target", "order_by"}
         if unknown:
             raise SchemaError(
                 f"{where}: unknown entries {sorted(unknown)}; a table takes 'primary_key', "
-                "'foreign_keys', 'columns' and 'target'."
+                "'foreign_keys', 'columns', 'target' and 'order_by'."
             )
         pk = spec.get("primary_key") or []
         pk = [str(pk)] if isinstance(pk, str) else [str(c) for c in pk]
@@ -293,7 +311,32 @@ class Table:
             if name not in specs:
                 specs[name] = ColumnKind.parse(kind, f"{where}, column {name!r}")
         target = spec.get("target")
-        return cls(specs, foreign_keys=keys, target=None if target is None else str(target))
+        try:
+            return cls(
+                specs,
+                foreign_keys=keys,
+                target=None if target is None else str(target),
+                order_by=spec.get("order_by") or (),
+            )
+        except SchemaError as error:
+            raise SchemaError(f"{where}: {error}") from None
+
+
+def _order_columns(order_by: Sequence[str] | str) -> tuple[str, ...]:
+    """The order columns as a tuple of names: one name, or a list of distinct names."""
+    columns = (order_by,) if isinstance(order_by, str) else tuple(order_by)
+    if not all(isinstance(c, str) and c for c in columns) or len(set(columns)) != len(columns):
+        raise SchemaError(f"order_by takes a list of distinct column names; got {order_by!r}.")
+    return columns
+
+
+def runs_within(key_columns: Collection[str], order_by: Collection[str]) -> bool:
+    """Whether an order runs within each parent of a foreign key over ``key_columns``.
+
+    It does when the key holds no order column: within a parent of a key that holds one (a
+    season's team and year), that column is fixed and orders nothing.
+    """
+    return bool(order_by) and not set(key_columns) & set(order_by)
 
 
 def _identifier_keys(
@@ -363,6 +406,8 @@ class Schema(Mapping[str, Table]):
                 raise SchemaError(f"Table {name!r}: expected a reportgen.Table, got {type(table).__name__}.")
         self.relations: tuple[Relation, ...] = tuple(self._resolve_relations())
         self._check_acyclic()
+        for name in self._tables:
+            self._check_order(name)
 
     def __getitem__(self, name: str) -> Table:
         try:
@@ -446,10 +491,37 @@ class Schema(Mapping[str, Table]):
                 "tables to form a hierarchy (self-references are allowed)."
             )
 
+    def _check_order(self, name: str) -> None:
+        """A table with an order needs a foreign key into another table that its order runs within."""
+        order_by = self._tables[name].order_by
+        if order_by and not self.sequences(name):
+            held = " (its keys into other tables all hold an order column)" if self.parents(name) else ""
+            raise SchemaError(
+                f"Table {name!r}: order_by {list(order_by)} orders rows within their parent row, and the "
+                f"table has no foreign key into a parent table to order them within{held}. Declare "
+                "the foreign key, or leave order_by out."
+            )
+
+    def sequences(self, table: str) -> list[Relation]:
+        """The foreign keys of ``table`` its rows form sequences within (none without ``order_by``)."""
+        order_by = self._tables[table].order_by
+        return [r for r in self.parents(table) if runs_within(r.columns, order_by)]
+
     def subset(self, tables: Collection[str]) -> Schema:
-        """The schema of ``tables`` only: foreign keys into the other tables are left out."""
+        """The schema of ``tables`` only: foreign keys into the other tables are left out.
+
+        A table's order goes with the last key it runs within: its rows are then no sequences.
+        """
         dropped = [t for t in self._tables if t not in tables]
-        return Schema({t: self._tables[t].without_keys_into(dropped) for t in self._tables if t in tables})
+        return Schema(
+            {
+                t: self._tables[t].without_keys_into(
+                    dropped, ordered=any(r.parent not in dropped for r in self.sequences(t))
+                )
+                for t in self._tables
+                if t in tables
+            }
+        )
 
     def parents(self, table: str) -> list[Relation]:
         """Foreign keys of ``table`` to other tables (self-references excluded)."""
@@ -550,6 +622,7 @@ def _from_neutral_metadata(spec: Mapping[str, Any]) -> dict[str, Any]:
             "primary_key": list(table.get("primary_key") or []),
             "foreign_keys": [],
             "columns": dict(table.get("columns") or {}),  # key columns too: a composite key's keep their kind
+            **({"order_by": table["order_by"]} if table.get("order_by") else {}),
         }
     for rel in spec.get("relationships") or []:
         where = f"Relationship {rel.get('child_table')!r} -> {rel.get('parent_table')!r}"

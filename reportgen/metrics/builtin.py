@@ -18,6 +18,7 @@ from reportgen.sections import (
     privacy,
     privacy_risks,
     relational,
+    sequences,
     similarity,
     utility,
 )
@@ -32,6 +33,7 @@ BUILTIN = tuple(
         association,
         detection,
         relational,
+        sequences,
         membership,
         privacy_risks,
         privacy,

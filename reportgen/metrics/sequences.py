@@ -1,0 +1,420 @@
+"""Sequences: child rows that happen in order within their parent, compared as sequences.
+
+A child table that declares ``order_by`` (``reportgen.data.schema``) holds one sequence per parent
+row of each foreign key its order runs within (``Schema.sequences``): that parent's rows, sorted by
+the order columns, ties broken by the primary key and then by the rows' order in the data. For
+every sampled parent row, all of its child rows are read (the full child table, as entity views
+read it), so a row sample never thins a sequence. The measures, each computed between training and
+synthetic data and, as its reference, between training and holdout data:
+
+- numeric, integer and datetime columns: the KS similarity ``1 - D`` (``D``: the two-sample
+  Kolmogorov-Smirnov statistic) of the per-sequence **mean**, of the per-sequence **spread** (the
+  standard deviation over a sequence's present values, ddof 0, for sequences with at least two),
+  and of the **steps**, the differences between consecutive rows of a sequence where both are
+  present (a datetime's steps are the time gaps between rows);
+- categorical and boolean columns: ``1 - TVD`` of the **transition** distribution, the joint
+  histogram of (value at step t, value at step t + 1) over every pair of consecutive rows, with the
+  pair bins of the column (its most frequent real levels, the rest pooled as "other", missing a
+  level); the **stay** share, the share of steps that keep the previous value, compared as
+  ``1 - |p_real - p_other|`` (the TVD of two two-point distributions); and the KS similarity of the
+  number of **distinct** values per sequence.
+
+Sequence length is the number of child rows per parent: the relational section's cardinality
+similarity measures it for every foreign key, and this section does not measure it again.
+
+A measure needs ``MIN_VALUES`` training values (sequences, or steps); with fewer it is left out and
+says why. A synthetic side with no value at all (every synthetic sequence a single row, so no
+step) scores 0: nothing in it is alike. A table's similarity is the mean over its measures, its
+reference the mean of theirs; the section's is the least similar table's.
+
+Figures show aggregates only: quantiles of the per-sequence statistics and steps, and shares of
+transitions. No sequence and no row of the real data is ever drawn or printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, Field
+
+from reportgen.binning import MISSING_LABEL, OTHER_LABEL, ColumnBins, as_numbers, histogram, tvd
+from reportgen.context import EvaluationContext, PreparedTable
+from reportgen.data.kinds import to_canonical
+from reportgen.data.links import link
+from reportgen.data.schema import ColumnKind, Relation
+from reportgen.data.validation import SYNTH, TEST, TRAIN
+from reportgen.metrics.registry import MetricNotApplicable, measured_and_skipped
+from reportgen.metrics.similarity import ks_statistic
+from reportgen.results import Basis, SectionResult
+
+MIN_VALUES = 10  # training sequences (or steps) a measure needs
+QUANTILES = tuple(round(q, 2) for q in np.linspace(0.05, 0.95, 19))  # drawn per role; no extremes
+TOP_TRANSITIONS = 8  # transitions drawn, the most frequent real ones
+SECONDS_PER_DAY = 86_400.0
+_CATEGORICAL = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
+
+MeasureName = Literal["mean", "spread", "steps", "transitions", "stay", "distinct"]
+MEASURE_LABELS: dict[str, str] = {
+    "mean": "per-sequence mean",
+    "spread": "per-sequence spread",
+    "steps": "steps between consecutive rows",
+    "transitions": "transitions (value at t, value at t + 1)",
+    "stay": "share of steps that keep the value",
+    "distinct": "distinct values per sequence",
+}
+NUMERIC_MEASURES: tuple[MeasureName, ...] = ("mean", "spread", "steps")
+CATEGORICAL_MEASURES: tuple[MeasureName, ...] = ("transitions", "stay", "distinct")
+
+
+class Profile(BaseModel):
+    """What a figure draws of one measure, per role: quantiles of its values, or shares of its cells.
+
+    Aggregates only: quantiles from 5% to 95% (never the extremes) of per-sequence statistics or
+    steps, interpolated; or the shares of the most frequent real transitions, each held by at least
+    ``MIN_VALUES`` real steps.
+    """
+
+    kind: Literal["quantiles", "shares"]
+    labels: list[str] = Field(description="Quantile levels, or the cells' labels.")
+    train: list[float]
+    synth: list[float]
+    test: list[float] | None = None
+    unit: str = Field(default="", description="'days', 'date' (days since 1970) or '' (the column's own).")
+
+
+class SequenceMeasure(BaseModel):
+    """One measure of one column: its similarity to the training data and its reference."""
+
+    column: str
+    measure: MeasureName
+    similarity: float = Field(ge=0, le=1, description="Training vs synthetic (1 - KS, or 1 - TVD).")
+    reference: float | None = Field(default=None, ge=0, le=1, description="Training vs holdout.")
+    values: dict[str, int] = Field(description="Values compared per role: sequences, or steps.")
+    profile: Profile
+
+    @property
+    def label(self) -> str:
+        return f"{self.column}: {MEASURE_LABELS[self.measure]}"
+
+    @property
+    def shortfall(self) -> float:
+        """How far the similarity falls below its reference (below 1 without one)."""
+        return (1.0 if self.reference is None else self.reference) - self.similarity
+
+
+class SequenceTable(BaseModel):
+    """One ordered child table within one of its parents: every measure, their mean and reference."""
+
+    child: str
+    parent: str
+    key: list[str] = Field(description="The foreign key's columns in the child table.")
+    order_by: list[str]
+    sequences: dict[str, int] = Field(description="Parents with at least one child row, per role.")
+    steps: dict[str, int] = Field(description="Pairs of consecutive rows, per role.")
+    measures: list[SequenceMeasure]
+    kinds: dict[str, ColumnKind] = Field(description="The kind of each measured column.")
+    skipped: dict[str, str] = Field(default_factory=dict, description="Columns not measured, and why.")
+    similarity: float = Field(ge=0, le=1, description="Mean similarity over the measures.")
+    reference: float | None = Field(default=None, ge=0, le=1, description="Mean of their references.")
+    basis: Basis | None = Field(default=None, description="Parent rows whose sequences were read.")
+
+    @property
+    def label(self) -> str:
+        """``invoices per customers``."""
+        return f"{self.child} per {self.parent}"
+
+    def furthest(self, n: int = 2) -> list[SequenceMeasure]:
+        """The ``n`` measures furthest below their reference (the figure's), in page order."""
+        ranked = sorted(range(len(self.measures)), key=lambda i: (-self.measures[i].shortfall, i))
+        return [self.measures[i] for i in sorted(ranked[:n])]
+
+    def by_column(self) -> list[tuple[str, ColumnKind, list[SequenceMeasure | None]]]:
+        """Per measured column: its name, its kind, and its three measures in order (None: not measured)."""
+        rows = []
+        for column in dict.fromkeys(m.column for m in self.measures):  # the table's order (a list's)
+            found = {m.measure: m for m in self.measures if m.column == column}
+            kind = self.kinds[column]
+            names = CATEGORICAL_MEASURES if kind in _CATEGORICAL else NUMERIC_MEASURES
+            rows.append((column, kind, [found.get(name) for name in names]))
+        return rows
+
+
+class SequencesResult(SectionResult):
+    """Every ordered child table's sequences, and the least similar table's mean as the headline."""
+
+    tables: list[SequenceTable]
+    skipped: dict[str, str] = Field(default_factory=dict, description="Ordered tables not measured, and why.")
+    similarity: float = Field(ge=0, le=1, description="The least similar table's mean similarity.")
+    reference: float | None = Field(default=None, ge=0, le=1, description="That table's reference.")
+
+    @property
+    def worst(self) -> SequenceTable:
+        return min(self.tables, key=lambda t: t.similarity)
+
+
+@dataclass(frozen=True)
+class Ordered:
+    """One role's child rows of the sampled parents, in sequence order, with each row's sequence."""
+
+    group: np.ndarray  # the sequence of each row, 0 .. n_sequences - 1, rows of one sequence together
+    frame: pd.DataFrame  # compared columns, canonical dtypes, in sequence order
+
+    @property
+    def n_sequences(self) -> int:
+        return int(self.group[-1]) + 1 if len(self.group) else 0
+
+    @property
+    def step(self) -> np.ndarray:
+        """For each row but the last, whether the next row continues its sequence."""
+        return self.group[1:] == self.group[:-1]
+
+
+def compute_sequences(ctx: EvaluationContext) -> SequencesResult:
+    """The sequence measures of every ordered child table within each parent it is ordered in."""
+    schema = ctx.train.schema
+    keys = [fk for name in ctx.table_names for fk in schema.sequences(name)]
+    if not keys:
+        raise MetricNotApplicable("no table declares the order of its rows (order_by)")
+    outcomes = {f"{fk.child} per {fk.parent}": _table_or_reason(ctx, fk) for fk in keys}
+    tables, skipped = measured_and_skipped(outcomes)
+    worst = min(tables, key=lambda t: t.similarity)
+    return SequencesResult(
+        section="sequences",
+        tables=tables,
+        skipped=skipped,
+        similarity=worst.similarity,
+        reference=worst.reference,
+    )
+
+
+def _table_or_reason(ctx: EvaluationContext, fk: Relation) -> SequenceTable | str:
+    ctx.progress(f"{fk.child} per {fk.parent}")
+    prep = ctx.table(fk.child)
+    ordered = {role: ordered_rows(ctx, fk, role) for role in ctx.roles}
+    if ordered[TRAIN].n_sequences < MIN_VALUES:
+        return f"{ordered[TRAIN].n_sequences} training sequences; the measures need {MIN_VALUES}"
+    columns = ctx.settings.columns.select("univ", fk.child, prep.compared_columns)
+    measures: list[SequenceMeasure] = []
+    skipped: dict[str, str] = {}
+    for column in columns:
+        found = _column_measures(prep, column, ordered)
+        measures += [m for m in found if isinstance(m, SequenceMeasure)]
+        if reasons := [m for m in found if isinstance(m, str)]:
+            skipped[column] = "; ".join(reasons)
+    if not measures:
+        return "no measurable column: " + "; ".join(f"{c}: {r}" for c, r in skipped.items())
+    references = [m.reference for m in measures if m.reference is not None]
+    return SequenceTable(
+        child=fk.child,
+        parent=fk.parent,
+        key=list(fk.columns),
+        order_by=list(ctx.train.schema[fk.child].order_by),
+        sequences={role: o.n_sequences for role, o in ordered.items()},
+        steps={role: int(np.count_nonzero(o.step)) for role, o in ordered.items()},
+        measures=measures,
+        kinds={c: prep.schema.kinds[c] for c in dict.fromkeys(m.column for m in measures)},
+        skipped=skipped,
+        similarity=float(np.mean([m.similarity for m in measures])),
+        reference=float(np.mean(references)) if len(references) == len(measures) else None,
+        basis=ctx.basis(fk.parent, counted=False),
+    )
+
+
+def ordered_rows(ctx: EvaluationContext, fk: Relation, role: str) -> Ordered:
+    """A role's child rows of its sampled parent rows (all of them), sorted into sequences.
+
+    Sorted by sequence, then by the order columns (missing last), then by the primary key, then
+    by the rows' order in the data (a stable sort).
+    """
+    data = ctx.with_full_children(role, fk.parent)
+    links = link(data, fk)
+    rows = data[fk.child][links.has_parent].reset_index(drop=True)
+    codes = links.child_codes[links.has_parent]
+    table = ctx.train.schema[fk.child]
+    keys = pd.DataFrame(
+        {
+            "sequence": codes,
+            **{f"order {c}": _order_values(rows, c, table.kinds[c], fk.child, role) for c in table.order_by},
+            **{f"key {c}": rows[c] for c in table.primary_key},
+        }
+    )
+    order = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
+    codes = codes[order]
+    group = np.cumsum(np.r_[True, codes[1:] != codes[:-1]]) - 1 if len(codes) else codes
+    frame = ctx.table(fk.child).canonical(rows.iloc[order], role)
+    return Ordered(group=group, frame=frame.reset_index(drop=True))
+
+
+def _order_values(rows: pd.DataFrame, column: str, kind: ColumnKind, table: str, role: str) -> pd.Series:
+    """An order column's values in its kind's canonical dtype, so that they sort as its kind does."""
+    where = f"Table {table!r}, order column {column!r} of the {role} data"
+    return to_canonical(rows[column], kind, where, show_examples=role == SYNTH)
+
+
+def _column_measures(
+    prep: PreparedTable, column: str, ordered: dict[str, Ordered]
+) -> list[SequenceMeasure | str]:
+    """The measures of one column: per-sequence statistics and steps, or transitions and distincts."""
+    kind = prep.schema.kinds[column]
+    if kind in _CATEGORICAL:
+        per_role = {role: _categorical_values(o, column, prep) for role, o in ordered.items()}
+        names = CATEGORICAL_MEASURES
+    else:
+        per_role = {role: _numeric_values(o, column, kind) for role, o in ordered.items()}
+        names = NUMERIC_MEASURES
+    return [
+        _measure(column, name, {role: values[name] for role, values in per_role.items()}, kind, prep)
+        for name in names
+    ]
+
+
+def _numeric_values(ordered: Ordered, column: str, kind: ColumnKind) -> dict[str, np.ndarray]:
+    """Per-sequence means and spreads, and the steps between consecutive present values."""
+    x = as_numbers(ordered.frame[column])
+    if kind is ColumnKind.DATETIME:
+        x = x / SECONDS_PER_DAY
+    present = ~np.isnan(x)
+    group, n = ordered.group[present], ordered.n_sequences
+    counts = np.bincount(group, minlength=n)
+    means = np.bincount(group, weights=x[present], minlength=n) / np.maximum(counts, 1)
+    squares = np.bincount(group, weights=(x[present] - means[group]) ** 2, minlength=n)
+    steps = (x[1:] - x[:-1])[ordered.step & present[1:] & present[:-1]]
+    return {
+        "mean": means[counts >= 1],
+        "spread": np.sqrt(squares[counts >= 2] / counts[counts >= 2]),
+        "steps": steps,
+    }
+
+
+def _categorical_values(ordered: Ordered, column: str, prep: PreparedTable) -> dict[str, np.ndarray]:
+    """Transition cells, stays (1) and changes (0) of every step, and distinct values per sequence.
+
+    Stays and distinct values compare every level (the univariate bins); transitions use the
+    pair bins, so their table stays small.
+    """
+    levels = prep.bins[column].codes(ordered.frame[column]).astype(np.int64)
+    pairs = prep.pair_bins[column]
+    pooled = pairs.codes(ordered.frame[column]).astype(np.int64)
+    step = ordered.step
+    distinct = np.unique(ordered.group * prep.bins[column].n_codes + levels)
+    return {
+        "transitions": (pooled[:-1] * pairs.n_codes + pooled[1:])[step],
+        "stay": (levels[1:] == levels[:-1])[step].astype(float),
+        "distinct": np.bincount(distinct // prep.bins[column].n_codes).astype(float),
+    }
+
+
+def _measure(
+    column: str, name: MeasureName, values: dict[str, np.ndarray], kind: ColumnKind, prep: PreparedTable
+) -> SequenceMeasure | str:
+    real = values[TRAIN]
+    if len(real) < MIN_VALUES:
+        what = "steps" if name in ("steps", "transitions", "stay") else "sequences"
+        return f"{MEASURE_LABELS[name]}: {len(real)} training {what}; {MIN_VALUES} needed"
+    compare, profile = _MEASURED[_family(name)]
+    return SequenceMeasure(
+        column=column,
+        measure=name,
+        similarity=compare(real, values[SYNTH], prep, column),
+        reference=compare(real, values[TEST], prep, column) if TEST in values else None,
+        values={role: len(v) for role, v in values.items()},
+        profile=profile(values, prep, column, _unit(name, kind)),
+    )
+
+
+def _family(name: MeasureName) -> str:
+    return name if name in ("transitions", "stay") else "ks"
+
+
+def _unit(name: MeasureName, kind: ColumnKind) -> str:
+    if kind is not ColumnKind.DATETIME:
+        return ""
+    return "date" if name == "mean" else "days"
+
+
+def _ks_similarity(real: np.ndarray, other: np.ndarray, prep: PreparedTable, column: str) -> float:
+    """1 - KS statistic; 0 when the other side has no value at all."""
+    return 1.0 - ks_statistic(real, other) if len(other) else 0.0
+
+
+def _transition_similarity(real: np.ndarray, other: np.ndarray, prep: PreparedTable, column: str) -> float:
+    """1 - TVD of the transition cells (0 when the other side has no step)."""
+    if not len(other):
+        return 0.0
+    n = prep.pair_bins[column].n_codes ** 2
+    return 1.0 - tvd(histogram(real, n), histogram(other, n))
+
+
+def _stay_similarity(real: np.ndarray, other: np.ndarray, prep: PreparedTable, column: str) -> float:
+    """1 - |difference of the stay shares| (0 when the other side has no step)."""
+    return 1.0 - abs(float(real.mean()) - float(other.mean())) if len(other) else 0.0
+
+
+def _quantile_profile(values: dict[str, np.ndarray], prep: PreparedTable, column: str, unit: str) -> Profile:
+    def quantiles(v: np.ndarray) -> list[float]:
+        return np.quantile(v, QUANTILES).tolist() if len(v) else []
+
+    return Profile(
+        kind="quantiles",
+        labels=[f"{q:.0%}" for q in QUANTILES],
+        train=quantiles(values[TRAIN]),
+        synth=quantiles(values[SYNTH]),
+        test=quantiles(values[TEST]) if TEST in values else None,
+        unit=unit,
+    )
+
+
+def _transition_profile(
+    values: dict[str, np.ndarray], prep: PreparedTable, column: str, unit: str
+) -> Profile:
+    """Shares of the most frequent real transitions, and of all the others together.
+
+    A transition drawn on its own is held by at least ``MIN_VALUES`` real steps: a rare one (a level
+    held by one real row) is only ever part of "all others".
+    """
+    bins = prep.pair_bins[column]
+    n = bins.n_codes**2
+    shares = {role: histogram(v, n) for role, v in values.items()}
+    top = np.argsort(-shares[TRAIN], kind="stable")[:TOP_TRANSITIONS]
+    top = top[shares[TRAIN][top] * len(values[TRAIN]) >= MIN_VALUES]  # no cell of a few real steps
+
+    def drawn(role: str) -> list[float]:
+        s = shares[role]
+        return [*s[top].tolist(), float(1.0 - s[top].sum())]
+
+    names = _level_names(bins)
+    return Profile(
+        kind="shares",
+        labels=[*(f"{names[c // bins.n_codes]} → {names[c % bins.n_codes]}" for c in top), "all others"],
+        train=drawn(TRAIN),
+        synth=drawn(SYNTH),
+        test=drawn(TEST) if TEST in values else None,
+    )
+
+
+def _stay_profile(values: dict[str, np.ndarray], prep: PreparedTable, column: str, unit: str) -> Profile:
+    def share(role: str) -> list[float]:
+        return [float(values[role].mean()) if len(values[role]) else 0.0]
+
+    return Profile(
+        kind="shares",
+        labels=["steps that keep the value"],
+        train=share(TRAIN),
+        synth=share(SYNTH),
+        test=share(TEST) if TEST in values else None,
+    )
+
+
+def _level_names(bins: ColumnBins) -> list[str]:
+    """The label of each code of a categorical column's bins: its levels, "other", "missing"."""
+    return [*bins.levels, OTHER_LABEL, MISSING_LABEL]
+
+
+_MEASURED = {
+    "ks": (_ks_similarity, _quantile_profile),
+    "transitions": (_transition_similarity, _transition_profile),
+    "stay": (_stay_similarity, _stay_profile),
+}

@@ -1,0 +1,53 @@
+"""Sequences: child rows that happen in order within their parent (a table's ``order_by``)."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from reportgen.metrics.registry import HeadlineSpec, Reading, Section
+from reportgen.metrics.sequences import SequencesResult, compute_sequences
+from reportgen.render.sequence_figures import furthest_measures
+from reportgen.results import SectionResult
+from reportgen.rules import BelowReference
+
+
+def _figures(result: SectionResult) -> dict[str, Figure]:
+    assert isinstance(result, SequencesResult)
+    return {f"sequences:{i:02d}": furthest_measures(table) for i, table in enumerate(result.tables)}
+
+
+def _sequence_similarity(r: SequencesResult) -> Reading:
+    worst = r.worst
+    reading = Reading.percent(r.similarity, r.reference, (worst.child, worst.parent))
+    of = f" (of {len(r.tables)} ordered tables)" if len(r.tables) > 1 else ""
+    meaning = (
+        f"How well the rows of {worst.child} follow one another within each {worst.parent} row{of}: "
+        "per-sequence statistics, steps between consecutive rows and transitions (100: identically)."
+    )
+    return Reading(value=reading.value, reference=reading.reference, tables=reading.tables, meaning=meaning)
+
+
+SECTION = Section(
+    name="sequences",
+    title="Fidelity: sequences",
+    order=42,
+    result_type=SequencesResult,
+    compute=compute_sequences,
+    template="sections/sequences.html.j2",
+    figures=_figures,
+    split_reference=True,
+    methodology="sections/sequences_methodology.html.j2",
+    headlines=(
+        HeadlineSpec(
+            name="sequence_similarity",
+            label="Sequence similarity",
+            unit="score",
+            higher_is_better=True,
+            concern="fidelity",
+            meaning="How well the rows of each ordered child table follow one another within their "
+            "parent (100: identically).",
+            read=_sequence_similarity,
+            rule=BelowReference(),
+        ),
+    ),
+)

@@ -1,0 +1,251 @@
+"""Known-answer tests of the sequences section and of the order a schema declares (``order_by``).
+
+Generated visits per customer: dates with gaps, an amount that drifts upwards (a random walk) and a
+status that mostly stays and otherwise moves on. An honest synthetic set is another draw of the
+same process; the defects are a shuffled order within each customer and sequences whose every row
+repeats the first. Each defect must fall clearly below its reference, the honest draw must not.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import reportgen as rg
+from reportgen import ForeignKey, PrimaryKey, RelationalData, Schema, Table
+from reportgen.api import prepare_context
+from reportgen.data.io import read_schema, write_schema
+from reportgen.data.validation import TRAIN
+from reportgen.errors import SchemaError
+from reportgen.metrics.registry import MetricNotApplicable, get_section
+from reportgen.metrics.sequences import MIN_VALUES, SequencesResult, compute_sequences, ordered_rows
+from reportgen.reference_split import training_split
+from reportgen.render.document import judge
+from reportgen.render.environment import environment
+from reportgen.render.sequence_figures import furthest_measures
+from reportgen.sections.sequences import SECTION
+from reportgen.settings import ReportSettings
+
+STATES = np.array(["new", "active", "lapsed", "closed"])
+SECRET = "held-by-one-real-row"
+SCHEMA = Schema(
+    customers=Table(cid=PrimaryKey(), region="categorical"),
+    visits=Table(
+        vid=PrimaryKey(),
+        cid=ForeignKey(parent="customers"),
+        date="datetime",
+        amount="numeric",
+        status="categorical",
+        order_by=["date"],
+    ),
+)
+CLEARLY = 0.15  # below the reference by more than this: caught
+WITHIN = 0.10  # the honest draw's measures stay this close to their reference
+
+
+def _status(first: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A status per row: a new sequence starts new or active; each step stays (70%) or moves on."""
+    moves = np.where(first, 0, rng.random(len(first)) > 0.7)
+    starts = np.where(first, rng.integers(0, 2, len(first)), 0)
+    since = np.cumsum(first) - 1  # the sequence of each row
+    level = pd.Series(starts + moves).groupby(since).cumsum().to_numpy()
+    return STATES[np.minimum(level, 3)]
+
+
+def draw(n: int, seed: int, defect: str | None = None, first_id: int = 0) -> dict[str, pd.DataFrame]:
+    """``n`` customers with 2-9 visits each, the visits' rows in random order in the data."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(2, 10, n)
+    cid = np.repeat(np.arange(first_id, first_id + n), lengths)
+    first = np.r_[True, cid[1:] != cid[:-1]]
+    gaps = np.where(first, rng.uniform(0, 365, len(cid)), rng.exponential(30, len(cid)))
+    steps = np.where(first, rng.normal(100, 20, len(cid)), rng.normal(5, 3, len(cid)))
+    visits = pd.DataFrame(
+        {
+            "vid": np.arange(len(cid)) + 10 * first_id,
+            "cid": cid,
+            "date": pd.Timestamp("2020-01-01")
+            + pd.to_timedelta(pd.Series(gaps).groupby(cid).cumsum(), unit="D"),
+            "amount": pd.Series(steps).groupby(cid).cumsum().to_numpy(),
+            "status": _status(first, rng),
+        }
+    )
+    if defect == "shuffled":  # each customer's amounts and statuses in a random order; dates kept
+        within = np.lexsort((rng.random(len(cid)), cid))
+        visits[["amount", "status"]] = visits[["amount", "status"]].to_numpy()[within]
+    elif defect == "constant":  # every visit repeats the customer's first
+        columns = ["date", "amount", "status"]
+        visits[columns] = visits.groupby("cid")[columns].transform("first")
+    customers = pd.DataFrame({"cid": np.arange(first_id, first_id + n), "region": rng.choice(["n", "s"], n)})
+    return {"customers": customers, "visits": visits.sample(frac=1.0, random_state=seed)}
+
+
+def sequences(train, test, synth, schema: Schema = SCHEMA) -> SequencesResult:
+    context = prepare_context(RelationalData(train, schema), test, synth, ReportSettings())
+    return compute_sequences(context)
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, SequencesResult]:
+    train, holdout = draw(300, 1), draw(300, 2, first_id=1000)
+    return {
+        defect: sequences(train, holdout, draw(300, 3, defect, first_id=5000))
+        for defect in ("honest", "shuffled", "constant")
+    }
+
+
+def shortfalls(result: SequencesResult) -> dict[tuple[str, str], float]:
+    """Per (column, measure): how far the similarity falls below its reference."""
+    (table,) = result.tables
+    return {(m.column, m.measure): m.shortfall for m in table.measures}
+
+
+def page_one(result: SequencesResult):
+    spec = get_section("sequences").headlines[0]
+    return spec.headline(spec.read(result))
+
+
+def test_an_honest_sample_stays_within_its_references(results):
+    honest = results["honest"]
+    assert len(shortfalls(honest)) == 9  # 3 measures of date, amount and status
+    assert all(gap < WITHIN for gap in shortfalls(honest).values()), shortfalls(honest)
+    headline = page_one(honest)
+    assert headline.name == "sequence_similarity" and not headline.worse
+    assert 0 <= headline.value <= 100 and headline.reference is not None
+
+
+def test_a_shuffled_order_is_caught_by_the_steps_and_transitions_only(results):
+    gaps = shortfalls(results["shuffled"])
+    caught = {("amount", "steps"), ("status", "transitions"), ("status", "stay")}
+    assert all(gaps[key] > CLEARLY for key in caught), gaps
+    # what a sequence holds is unchanged (its mean, spread and distinct values), and so are the dates
+    assert all(gap < WITHIN for key, gap in gaps.items() if key not in caught), gaps
+    assert page_one(results["shuffled"]).worse
+
+
+def test_constant_sequences_are_caught_by_spread_steps_stays_and_distinct_values(results):
+    gaps = shortfalls(results["constant"])
+    for key in [("amount", "spread"), ("amount", "steps"), ("date", "spread"), ("date", "steps")]:
+        assert gaps[key] > 0.5, (key, gaps)
+    for key in [("status", "transitions"), ("status", "stay"), ("status", "distinct")]:
+        assert gaps[key] > CLEARLY, (key, gaps)
+    assert page_one(results["constant"]).worse
+
+
+def test_the_order_comes_from_the_order_columns_then_the_primary_key():
+    day = pd.Timestamp("2024-01-01")
+    customers = pd.DataFrame({"cid": range(12), "region": ["n"] * 12})
+    visits = pd.DataFrame(
+        {
+            "vid": [3, 2, 1, *range(10, 43)],
+            "cid": [0, 0, 0] + [c for c in range(1, 12) for _ in range(3)],
+            "date": [day + pd.Timedelta(days=1), day, day]
+            + [day + pd.Timedelta(days=i % 3) for i in range(33)],
+            "amount": [30.0, 20.0, 10.0, *np.arange(33.0)],
+            "status": ["c", "b", "a"] + ["a", "b", "c"] * 11,
+        }
+    )
+    data = {"customers": customers, "visits": visits}
+    context = prepare_context(RelationalData(data, SCHEMA), None, data, ReportSettings())
+    ordered = ordered_rows(context, SCHEMA.sequences("visits")[0], TRAIN)
+    first = ordered.frame[ordered.group == 0]
+    # customer 0: the two visits of the first day are tied, the primary key orders them (1, then 2)
+    assert first["amount"].tolist() == [10.0, 20.0, 30.0]
+    assert first["status"].tolist() == ["a", "b", "c"]
+
+
+def test_the_rows_order_in_the_data_changes_nothing():
+    train = draw(200, 4)
+    reversed_rows = {name: frame.iloc[::-1] for name, frame in train.items()}
+    result = sequences(train, None, reversed_rows)
+    assert all(m.similarity == 1.0 for m in result.tables[0].measures)
+    assert result.reference is None  # no holdout, no reference
+
+
+def test_without_a_holdout_the_training_rows_set_aside_give_the_references():
+    context = prepare_context(
+        RelationalData(draw(600, 1), SCHEMA), None, draw(300, 3, "shuffled", first_id=5000), ReportSettings()
+    )
+    split = training_split(context)
+    assert split is not None and split.split.root == "customers"
+    result = compute_sequences(split.context)
+    assert result.reference is not None and page_one(result).worse
+    assert shortfalls(result)[("amount", "steps")] > CLEARLY
+
+
+def test_without_an_order_the_section_does_not_apply():
+    unordered = Schema(
+        customers=Table(cid=PrimaryKey(), region="categorical"),
+        visits=Table(vid=PrimaryKey(), cid=ForeignKey(parent="customers"), date="datetime"),
+    )
+    data = draw(50, 5)
+    data["visits"] = data["visits"][["vid", "cid", "date"]]
+    with pytest.raises(MetricNotApplicable, match="order_by"):
+        sequences(data, None, data, unordered)
+
+
+def test_the_page_and_the_json_show_aggregates_only(results):
+    train = draw(300, 1)
+    train["visits"].iloc[0, train["visits"].columns.get_loc("status")] = SECRET
+    result = sequences(train, draw(300, 2, first_id=1000), draw(300, 3, "shuffled", first_id=5000))
+    figure = furthest_measures(result.tables[0])
+    assert len(figure.axes) == 2
+    env = environment()
+    page = env.get_template("sections/sequences.html.j2").render(
+        result=result, figures={}, run=None, title="Fidelity: sequences", findings=[], worse=judge(SECTION)
+    )
+    method = env.get_template("sections/sequences_methodology.html.j2").render(result=result, results=None)
+    text = result.model_dump_json()
+    assert 'visits</span> per <span class="name">customers' in page and "KS(" in method
+    assert page.count('class="num bad"') == 3  # the shuffled steps, transitions and stays, by page 1's rule
+    assert f"needs {MIN_VALUES} training sequences" in method  # the constants the appendix writes out
+    assert f"at least {MIN_VALUES} real steps" in method
+    assert SECRET not in page and SECRET not in text
+    assert SequencesResult.model_validate_json(text) == result
+
+
+# -- the order a schema declares ----------------------------------------------------------------
+def test_order_by_round_trips_through_a_schema_file(tmp_path):
+    write_schema(SCHEMA, tmp_path / "schema.yaml")
+    text = (tmp_path / "schema.yaml").read_text()
+    assert "order_by:\n    - date" in text
+    assert read_schema(tmp_path / "schema.yaml")["visits"].order_by == ("date",)
+    assert rg.Table(order_by="date").order_by == ("date",)
+
+
+def test_an_order_column_the_data_lacks_is_named():
+    data = draw(20, 6)
+    schema = Schema(
+        customers=Table(cid=PrimaryKey()),
+        visits=Table(vid=PrimaryKey(), cid=ForeignKey(parent="customers"), order_by=["when"]),
+    )
+    with pytest.raises(SchemaError, match=r"Table 'visits': order_by names column\(s\) \['when'\]"):
+        RelationalData(data, schema)
+
+
+def test_an_order_needs_a_parent_to_order_within():
+    with pytest.raises(SchemaError, match="Table 'visits': order_by \\['date'\\].*no foreign key"):
+        Schema(visits=Table(vid=PrimaryKey(), order_by=["date"]))
+    with pytest.raises(SchemaError, match="Table 'seasons'.*all hold an order column"):
+        Schema(
+            teams=Table(year=PrimaryKey(kind="integer"), team=PrimaryKey()),
+            seasons=Table(
+                foreign_keys=[ForeignKey(parent="teams", columns=["year", "team"])], order_by=["year"]
+            ),
+        )
+    with pytest.raises(SchemaError, match="Schema table 'visits': order_by takes a list of distinct"):
+        Schema.from_dict({"tables": {"visits": {"order_by": ["date", "date"]}}})
+
+
+def test_a_key_that_holds_the_order_column_is_no_sequence_and_a_subset_drops_an_orphaned_order():
+    schema = Schema(
+        people=Table(pid=PrimaryKey()),
+        teams=Table(year=PrimaryKey(kind="integer"), team=PrimaryKey()),
+        seasons=Table(
+            pid=ForeignKey(parent="people"),
+            foreign_keys=[ForeignKey(parent="teams", columns=["year", "team"])],
+            order_by=["year"],
+        ),
+    )
+    assert [r.parent for r in schema.sequences("seasons")] == ["people"]
+    assert schema.subset(["teams", "seasons"])["seasons"].order_by == ()
+    assert schema.subset(["people", "seasons"])["seasons"].order_by == ("year",)
