@@ -30,9 +30,9 @@ import numpy as np
 from bench_lahman import LAHMAN, MODELLED, train_and_holdout
 
 from reportgen import RelationalData, Schema, Table, report
-from reportgen.api import prepare_context
 from reportgen.data.io import load_folder
 from reportgen.metrics.sequences import SequencesResult, compute_sequences
+from reportgen.preparation import prepare_context
 from reportgen.render.sequence_figures import furthest_measures
 from reportgen.settings import ReportSettings
 

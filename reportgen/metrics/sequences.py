@@ -44,8 +44,8 @@ from reportgen.binning import MISSING_LABEL, OTHER_LABEL, ColumnBins, as_numbers
 from reportgen.context import EvaluationContext, PreparedTable
 from reportgen.data.kinds import to_canonical
 from reportgen.data.links import link
+from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind, Relation
-from reportgen.data.validation import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import MetricNotApplicable, measured_and_skipped
 from reportgen.metrics.similarity import ks_statistic
 from reportgen.results import Basis, SectionResult
