@@ -25,7 +25,6 @@ from reportgen.data.kinds import near_unique, to_canonical
 from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind, Table
-from reportgen.fingerprint_model import TableFingerprint
 from reportgen.privacy.distance_space import DistanceSpace, EmbeddedRows
 from reportgen.results import Basis, Finding
 from reportgen.seeding import derived_rng, derived_seed
@@ -65,9 +64,6 @@ class EvaluationContext:
     """Every row of every training table, the tables the synthetic data lacks included (None: it
     lacks none). Only the overview reads it, for those tables' rows and the training data's key
     integrity (orphans pointing at a missing table); nothing is compared for them."""
-    input_fingerprints: dict[str, dict[str, TableFingerprint]] = field(default_factory=dict)
-    """Per role of in-memory inputs, each table's fingerprint in the row order given, taken before
-    preparation put the rows in their canonical order (``RelationalData.in_canonical_order``)."""
     beside_others: bool = False
     """Whether this context's section runs in a background thread beside the other sections (see
     ``reportgen.evaluation._compute_sections``): work that would hold the interpreter lock for long then

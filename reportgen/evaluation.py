@@ -60,7 +60,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
             has_holdout=context.test is not None,
             reference_split=reference.split if reference else None,
             inputs={
-                role: context.input_fingerprints.get(role) or fingerprints(data)
+                role: fingerprints(data)
                 if context.in_place is None
                 else source_fingerprints(context.in_place, role, data)
                 for role, data in (

@@ -35,7 +35,6 @@ from reportgen.data.validation import (
 from reportgen.errors import IncompatibleDataError
 from reportgen.metrics.targets import resolve_targets
 from reportgen.privacy.distance_space import CategoricalEncoding
-from reportgen.provenance import fingerprints
 from reportgen.render.formatting import listed
 from reportgen.results import Finding
 from reportgen.seeding import derived_seed
@@ -54,13 +53,8 @@ def prepare_context(
     *,
     schema: Schema | None = None,
     missing_elsewhere: Mapping[str, Collection[str]] | None = None,
-    keep_order: Collection[str] = (),
 ) -> EvaluationContext:
     """Validate the three inputs against the training data's schema and sample them.
-
-    Each role's rows are first put in a canonical order (sorted by a hash of their values), so the
-    same data in another row order gives the same report; ``keep_order`` names roles whose rows
-    stay in the order given (the audit returns its synthetic rows in that order).
 
     Inputs read in place (sources, paths, URLs) are sampled in their engine first; the context
     then holds the samples as its data and the sources for the all-row counts (``in_place``).
@@ -73,9 +67,7 @@ def prepare_context(
         )
         schema = schema if schema is not None else in_place.sources[TRAIN].schema
     try:
-        context = _prepared(
-            data_train, data_test, data_synth, settings, schema, in_place, missing_elsewhere, keep_order
-        )
+        context = _prepared(data_train, data_test, data_synth, settings, schema, in_place, missing_elsewhere)
     except BaseException:
         if in_place is not None:
             in_place.close_opened()
@@ -156,13 +148,8 @@ def _prepared(
     schema: Schema | None,
     in_place: InPlace | None,
     missing_elsewhere: Mapping[str, Collection[str]] | None = None,
-    keep_order: Collection[str] = (),
 ) -> EvaluationContext:
-    """The context of in-memory inputs (or of the samples of inputs read in place).
-
-    Every role's rows are put in their canonical order (``RelationalData.in_canonical_order``)
-    before anything is drawn from them, except the roles in ``keep_order``.
-    """
+    """The context of in-memory inputs (or of the samples of inputs read in place)."""
     assert not _reads_in_place(data_train)
     train, findings = read_training(as_relational(data_train, schema, max_categories=settings.max_categories))
     settings = replace(settings, targets=resolve_targets(train.schema, settings.targets) or None)
@@ -187,13 +174,7 @@ def _prepared(
     check_not_empty(synth, SYNTH)
     findings += synth_findings
     reconciled = reconcile_roles(train, test, synth)
-    given = {TRAIN: reconciled.train, TEST: reconciled.test, SYNTH: reconciled.synth}
-    input_fingerprints = {} if in_place else {r: fingerprints(d) for r, d in given.items() if d is not None}
-    train, synth = (
-        _ordered(reconciled.train, TRAIN, keep_order),
-        _ordered(reconciled.synth, SYNTH, keep_order),
-    )
-    test = None if reconciled.test is None else _ordered(reconciled.test, TEST, keep_order)
+    train, test, synth = reconciled.train, reconciled.test, reconciled.synth
     findings += reconciled.findings
     # the tables the synthetic data lacks stay in the overview, and so do real orphans pointing at them
     whole_train = every_table.with_tables({**every_table, **train}) if missing else None
@@ -216,7 +197,6 @@ def _prepared(
         in_place=in_place,
         missing_elsewhere=missing_elsewhere or {},
         whole_train=whole_train,
-        input_fingerprints=input_fingerprints,
     )
     if in_place is not None:
         for role in context.roles:
@@ -226,11 +206,6 @@ def _prepared(
         context.table(name).frame(TRAIN)  # converts every role now: bad values fail before the work
     context.findings += _preparation_findings(context)
     return context
-
-
-def _ordered(data: RelationalData, role: str, keep_order: Collection[str]) -> RelationalData:
-    """``data`` in its canonical row order, unless ``role`` keeps the order it came in."""
-    return data if role in keep_order else data.in_canonical_order()
 
 
 def _targets_within(targets: Mapping[str, str] | None, data: RelationalData) -> dict[str, str] | None:

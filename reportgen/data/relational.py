@@ -18,10 +18,10 @@ import pandas as pd
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from reportgen.data.kinds import DEFAULT_MAX_CATEGORIES, infer_kind, to_canonical, to_category_strings
+from reportgen.data.kinds import DEFAULT_MAX_CATEGORIES, infer_kind
 from reportgen.data.links import close_under_keys, link
 from reportgen.data.schema import ColumnKind, Relation, Schema, Table
-from reportgen.errors import DataError, InvalidParameterError, ReportgenError, SchemaError
+from reportgen.errors import DataError, InvalidParameterError, SchemaError
 from reportgen.params import Interval, NoneValue, Options, check_param
 
 SINGLE_TABLE_NAME = "table"
@@ -143,22 +143,6 @@ class RelationalData(Mapping[str, pd.DataFrame]):
         new.sampling = None
         new.split_plan = None
         return new
-
-    def in_canonical_order(self) -> RelationalData:
-        """The same tables, each with its rows sorted by a hash of their values (index labels kept).
-
-        Every seeded draw by row position (samples, folds, attack targets, halves) then picks the
-        same rows of the same data however its rows were ordered, so a report does not depend on
-        the order a file or a query gave. Equal rows tie and are interchangeable. The hash reads
-        each column in its kind's canonical dtype (``kinds.to_canonical``, columns by name), so
-        the same values from a DataFrame, CSV, Parquet or a database sort alike. A table whose
-        values do not convert keeps its order: the conversion's own error follows in preparation.
-        """
-        tables = {
-            name: frame.iloc[_canonical_positions(frame, self.schema[name].kinds)]
-            for name, frame in self.items()
-        }
-        return self.with_tables(tables)
 
     def restricted(self, tables: Collection[str]) -> RelationalData:
         """Only ``tables`` (in this order of the schema), with the foreign keys among them."""
@@ -534,26 +518,3 @@ def _resolve_table(name: str, frame: pd.DataFrame, table: Table, max_categories:
         )
     inferred = {c: infer_kind(frame[c], max_categories) for c in columns if c not in table.kinds}
     return table.with_inferred(inferred).ordered(columns)
-
-
-def _canonical_positions(frame: pd.DataFrame, kinds: Mapping[str, ColumnKind]) -> np.ndarray:
-    """Row positions in the order of a hash of each row's canonical values (stable among ties)."""
-    try:
-        columns = sorted(frame.columns, key=str)
-        canonical = {str(c): _canonical(frame[c], kinds.get(c, ColumnKind.TEXT)) for c in columns}
-    except ReportgenError:
-        return np.arange(len(frame))
-    if not canonical:  # no column to order by
-        return np.arange(len(frame))
-    hashes = pd.util.hash_pandas_object(pd.DataFrame(canonical), index=False)
-    return np.argsort(hashes.to_numpy(), kind="stable")
-
-
-def _canonical(values: pd.Series, kind: ColumnKind) -> pd.Series:
-    """A column's values in its kind's canonical dtype; identifiers and text as strings, as labels are."""
-    where = f"Column {values.name!r}"
-    if kind in (ColumnKind.ID, ColumnKind.TEXT):
-        converted = to_category_strings(values)
-    else:
-        converted = to_canonical(values, kind, where, show_examples=False)
-    return converted.reset_index(drop=True)
