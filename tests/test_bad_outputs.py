@@ -217,7 +217,7 @@ def test_an_exception_in_pdf_rendering_leaves_the_old_pair(written, tmp_path, mo
     monkeypatch.setattr("reportgen.render.document.html_to_pdf", broken)
     results = ReportResults.load(folder / "r.json")
     with pytest.raises(RuntimeError, match="font cache"):
-        write_report(results, folder / "r.pdf", sections(), headlines(results))
+        write_report(results, folder / "r.pdf", sections())
     assert {n: (folder / n).read_bytes() for n in before} == before and no_temporaries(folder)
 
 
@@ -237,7 +237,7 @@ def test_a_full_disk_while_writing_leaves_the_old_pair_and_a_clear_error(written
     results = ReportResults.load(folder / "r.json")
     results.run.title = "NEW RUN"
     with pytest.raises(rg.RenderError, match="No space left on device") as raised:
-        write_report(results, folder / "r.html", sections(), headlines(results))
+        write_report(results, folder / "r.html", sections())
     assert "unchanged" in str(raised.value)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before and no_temporaries(folder)
 
@@ -293,7 +293,7 @@ if mode == "temporaries":  # between writing the document's temporary file and t
     outputs._write_synced = after_first(outputs._write_synced)
 if mode == "renames":  # between renaming the document and renaming the JSON
     outputs.os.replace = after_first(os.replace)
-document.write_report(results, folder / "r.html", sections(), {})
+document.write_report(results, folder / "r.html", sections())
 """
 
 STOP_CASES = {  # where SIGTERM arrives -> which pair is left

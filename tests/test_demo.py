@@ -111,7 +111,7 @@ def test_the_default_demo_shows_every_section_with_its_references(single):
 
 def test_the_contents_number_every_part_in_page_order_over_both_columns(single):
     results, _ = single
-    html = render_html(results, sections(), headlines(results))
+    html = render_html(results, sections())
     contents = html[html.index('<nav class="toc"') : html.index("</nav>")]
     pattern = r'<ol start="(\d+)" style="counter-reset: list-item (\d+)">(.*?)</ol>'
     columns = re.findall(pattern, contents, re.DOTALL)
@@ -227,7 +227,7 @@ def laid_out(results: ReportResults):
     """The report's HTML laid out by WeasyPrint, as its PDF prints it."""
     from .render.layout import layout
 
-    return layout(render_html(results, sections(), headlines(results)))
+    return layout(render_html(results, sections()))
 
 
 def names_in(results: ReportResults) -> set[str]:

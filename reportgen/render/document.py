@@ -38,7 +38,7 @@ class RenderedSection:
     html: Markup
 
 
-def render_html(results: ReportResults, pages: Sequence[Section], json_sha256: str | None = None) -> str:
+def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256: str | None = None) -> str:
     """The whole report as one HTML document; ``json_sha256`` is the fingerprint of its JSON.
 
     ``pages``: every registered section (``reportgen.catalogue.sections()``), of which those that
@@ -164,7 +164,7 @@ def write_report(results: ReportResults, path: str | Path, pages: Sequence[Secti
     path = Path(path)
     fmt = output_format(path)
     json_text = results.to_json()
-    html = render_html(results, pages, results_sha256(json_text))
+    html = render_html(results, pages, json_sha256=results_sha256(json_text))
     document = html_to_pdf(html) if fmt == "pdf" else html.encode("utf-8")
     write_pair(path, document, json_text)
     return json_path_of(path)

@@ -127,7 +127,8 @@ def test_the_page_shows_the_headlines_the_figure_and_the_self_test(small_result)
 
     result, _ = small_result
     results = with_run(result)
-    html = render_html(results, sections(), headlines(results))
+    results.headlines = headlines(results)
+    html = render_html(results, sections())
     start = html.index('id="membership"')
     section = html[start : html.index("</section>", start)]
     assert "Threat model:" in section and "self-test" in section
