@@ -438,10 +438,8 @@ def double_text_sql(expression: str) -> str:
     infinities = {f"CAST('{v}' AS {_DOUBLE})": t for v, t in (("Infinity", "inf"), ("-Infinity", "-inf"))}
     special = f"isnan({x}) OR {x} IN ({', '.join(infinities)}) OR {x} = 0"
     m, e = binary_sql(f"CASE WHEN {special} THEN 1 ELSE ABS({x}) END")
-    exact = (
-        f"CASE WHEN {x} < 0 THEN '-' ELSE '' END || CAST(CAST({m} AS BIGINT) AS VARCHAR) || 'p' || "
-        f"CAST(CAST({e} AS BIGINT) AS VARCHAR)"
-    )
+    signed = f"CAST(CAST({m} * CASE WHEN {x} < 0 THEN -1 ELSE 1 END AS BIGINT) AS VARCHAR)"
+    exact = f"{signed} || ('p' || CAST(CAST({e} AS BIGINT) AS VARCHAR))"  # two joins, not three
     whens = f"WHEN isnan({x}) THEN 'nan' " + " ".join(
         f"WHEN {x} IN ({v}) THEN '{t}'" for v, t in infinities.items()
     )
@@ -476,7 +474,8 @@ def digest_text_sql(column: str, kind: ColumnKind, family: str) -> str:
     """A column's text in the content digest: numbers as doubles with NaN missing, else canonical."""
     if kind in (ColumnKind.NUMERIC, ColumnKind.INTEGER):
         x = f"CAST({quote(column)} AS {_DOUBLE})"
-        return double_text_sql(f"CASE WHEN isnan({x}) THEN NULL ELSE {x} END")
+        # NaN as missing: NULLIF, as DuckDB shares no subexpression of a CASE's later branches
+        return f"NULLIF({double_text_sql(x)}, 'nan')"
     if kind is ColumnKind.DATETIME:
         return canonical_text_sql(quote(column), TIMESTAMP)
     return canonical_text_sql(quote(column), family)
