@@ -4,7 +4,8 @@ Writes one Parquet file (if absent) of ``--rows`` rows with three double columns
 heavy-tailed one with 17-significant-digit values, and one holding integral values, -0.0, NaN,
 infinities and subnormals), then draws the seeded sample that every sampled section reads
 (``lake.sample_rows``: ``ORDER BY md5(<canonical row text>) LIMIT n``) ``--repeat`` times and prints
-each wall and CPU time (CPU: the figure to compare on a loaded machine) and a digest of the drawn rows (equal digests: the same rows, in the same order).
+each wall and CPU time (CPU: the figure to compare on a loaded machine) and a digest of the drawn
+rows (equal digests: the same rows, in the same order).
 
     nice -n 10 python benchmarks/bench_lake_sample.py --rows 1000000 --n 50000 --repeat 3
 """
@@ -55,7 +56,8 @@ def main() -> None:
             sample = lake.sample_rows(source, table, args.n, args.seed)
             elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
             digest = hashlib.sha256(sample.to_csv(index=False).encode()).hexdigest()[:16]
-            print(f"sample {len(sample):,} of {args.rows:,}: {elapsed:.2f} s wall, {cpu:.2f} s CPU, rows digest {digest}")
+            times = f"{elapsed:.2f} s wall, {cpu:.2f} s CPU"
+            print(f"sample {len(sample):,} of {args.rows:,}: {times}, rows digest {digest}")
 
 
 if __name__ == "__main__":
