@@ -8,6 +8,11 @@ each wall and CPU time (CPU: the figure to compare on a loaded machine) and a di
 rows (equal digests: the same rows, in the same order).
 
     nice -n 10 python benchmarks/bench_lake_sample.py --rows 1000000 --n 50000 --repeat 3
+
+Measured on 2 shared cores, 3 runs each (run with PYTHONPATH at each commit): the engine's own
+number text before the canonical text (f256f8c) 0.80-1.29 s wall (0.79-1.05 s CPU); the canonical
+text's arithmetic inside CASE (812dc8d) 1.70-1.99 s (1.68-1.98 s CPU); now 0.88-1.02 s
+(0.87-1.00 s CPU), the same rows as 812dc8d (docs/scaling.md).
 """
 
 from __future__ import annotations
