@@ -27,7 +27,15 @@ import sqlalchemy as sa
 import yaml
 
 from reportgen.data.relational import RelationalData, as_relational, with_columns
-from reportgen.data.schema import ColumnKind, ColumnSpec, ForeignKey, PrimaryKey, Schema, Table
+from reportgen.data.schema import (
+    ColumnKind,
+    ColumnSpec,
+    ForeignKey,
+    PrimaryKey,
+    Schema,
+    Table,
+    value_shape,
+)
 from reportgen.errors import InvalidParameterError, LoadError, SchemaError
 from reportgen.files import safe_file_name, write_atomic
 from reportgen.params import Options, check_param
@@ -57,18 +65,28 @@ def _read_schema_file(path: Path) -> tuple[Schema, dict[str, str]]:
     spec = _parse_schema_text(path)
     tables = spec.get("tables") if isinstance(spec, Mapping) else None
     files: dict[str, str] = {}
-    if isinstance(tables, Mapping):
-        tables = {name: dict(t) if isinstance(t, Mapping) else t for name, t in tables.items()}
-        for name, table in tables.items():
-            if isinstance(table, dict) and table.get("file"):
-                files[str(name)] = str(table.pop("file"))
-            elif isinstance(table, dict):
-                table.pop("file", None)
-        spec = {**spec, "tables": tables}
     try:
+        if isinstance(tables, Mapping):
+            tables = {name: dict(t) if isinstance(t, Mapping) else t for name, t in tables.items()}
+            for name, table in tables.items():
+                if isinstance(table, dict) and table.get("file") is not None:
+                    files[str(name)] = _file_entry(table.pop("file"), str(name))
+                elif isinstance(table, dict):
+                    table.pop("file", None)
+            spec = {**spec, "tables": tables}
         return Schema.from_dict(spec), files
     except SchemaError as error:
         raise SchemaError(f"Schema file {str(path)!r}: {error}") from None
+
+
+def _file_entry(value: Any, table: str) -> str:
+    """A table's ``file`` entry: the name of its file in the schema file's folder."""
+    if not isinstance(value, str) or not value:
+        raise SchemaError(
+            f"Schema table {table!r}: 'file' must be a file name, such as '{table}.csv'; got "
+            f"{value_shape(value)}."
+        )
+    return value
 
 
 def _parse_schema_text(path: Path) -> Any:
