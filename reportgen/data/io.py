@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal
 
 import numpy as np
@@ -80,11 +80,24 @@ def _read_schema_file(path: Path) -> tuple[Schema, dict[str, str]]:
 
 
 def _file_entry(value: Any, table: str) -> str:
-    """A table's ``file`` entry: the name of its file in the schema file's folder."""
+    """A table's ``file`` entry: the name of its file inside the data folder.
+
+    A schema file describes its folder, so it may not reach outside it: an absolute path or a
+    ``..`` is refused (a schema file from elsewhere must not make reportgen read ``/etc/passwd``
+    or a neighbour's data into a report). Sub-folders are fine; the check is on the name as
+    written, so a link the folder's owner placed inside the folder is still followed.
+    """
     if not isinstance(value, str) or not value:
         raise SchemaError(
             f"Schema table {table!r}: 'file' must be a file name, such as '{table}.csv'; got "
             f"{value_shape(value)}."
+        )
+    posix, windows = PurePosixPath(value.replace("\\", "/")), PureWindowsPath(value)
+    if posix.is_absolute() or windows.drive or ".." in posix.parts:
+        raise SchemaError(
+            f"Schema table {table!r}: 'file' names {value!r}, outside the data folder; name a file "
+            f"inside the folder (such as '{table}.csv' or 'parts/{table}.parquet'), and move the "
+            "file there."
         )
     return value
 
