@@ -193,6 +193,9 @@ def check_risk_columns(
     for name, columns in named.items():
         unknown = [c for c in columns if c not in known]
         if unknown:
+            option = " (--secret on the command line)" if name == "risk_secrets" else ""
+            existing = "; ".join(f"table {t!r}: {', '.join(map(str, cs))}" for t, cs in tables.items())
             raise InvalidParameterError(
-                f"{name} names column(s) {unknown} that no table has (columns: {sorted(known)})."
+                f"{name}{option} names column(s) {', '.join(map(repr, unknown))} that no table has, so "
+                f"no attack can use them. Name columns of the data ({existing})."
             )

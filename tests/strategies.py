@@ -225,3 +225,72 @@ def examples(strategy: st.SearchStrategy[T], n: int) -> list[T]:
 
     collect()
     return found
+
+
+# -- schema files with entries of the wrong shape ---------------------------------------------
+def valid_schema_spec(neutral: bool) -> dict[str, object]:
+    """A well-formed schema file's data: ``people`` and ``visits`` with a key between them.
+
+    ``neutral``: the shared datasets' ``metadata.json`` layout (a top-level ``relationships`` list),
+    else reportgen's own (``foreign_keys`` on the child table).
+    """
+    people = {"primary_key": ["pid"], "columns": {"pid": "id", "age": "numeric"}}
+    visits: dict[str, object] = {"primary_key": ["vid"], "columns": {"vid": "id", "cost": "numeric"}}
+    if neutral:
+        relation = {"parent_table": PARENT, "child_table": CHILD, "parent_key": ["pid"], "child_key": ["pid"]}
+        return {"tables": {PARENT: people, CHILD: visits}, "relationships": [relation]}
+    visits["foreign_keys"] = [{"column": "pid", "parent": PARENT}]
+    return {"tables": {PARENT: people, CHILD: visits}}
+
+
+_JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, allow_infinity=False, width=16),
+    st.text("abpid", max_size=4),
+    st.lists(st.one_of(st.text("abpid", max_size=3), st.integers(0, 3), st.none()), max_size=3),
+    st.dictionaries(
+        st.text("abpid", max_size=3), st.one_of(st.text("abpid", max_size=3), st.none()), max_size=2
+    ),
+)
+
+
+@st.composite
+def damaged_schema_specs(draw: st.DrawFn) -> tuple[dict[str, object], str | None]:
+    """A schema file's data with one entry replaced by a value of a drawn, often wrong, shape.
+
+    Gives the data and the table whose entry was damaged (None: a relationship or a top-level entry),
+    so a test can check that the error names it. The damage may happen to be well formed.
+    """
+    spec = valid_schema_spec(draw(st.booleans()))
+    tables: dict[str, dict[str, object]] = spec["tables"]  # type: ignore[assignment]
+    where = draw(st.sampled_from(["table", "entry", "column", "foreign key", "relationship"]))
+    table = draw(st.sampled_from([PARENT, CHILD]))
+    junk = draw(_JUNK)
+    if where == "table":
+        tables[table] = junk  # type: ignore[assignment]
+    elif where == "entry":
+        entry = draw(st.sampled_from(["primary_key", "columns", "foreign_keys", "target", "file"]))
+        tables[table][entry] = junk
+    elif where == "column":
+        tables[table]["columns"][draw(st.sampled_from(["age", "pid", "vid", "cost"]))] = junk  # type: ignore[index]
+    elif "relationships" in spec:
+        relation = spec["relationships"][0]  # type: ignore[index]
+        key = draw(st.sampled_from(["parent_table", "child_table", "parent_key", "child_key", None]))
+        if key is None:
+            spec["relationships"] = draw(st.sampled_from([junk, [junk]]))
+        elif draw(st.booleans()):
+            del relation[key]
+        else:
+            relation[key] = junk
+        return spec, None
+    else:
+        key = draw(st.sampled_from(["column", "parent", "columns", "parent_columns", None]))
+        fk = tables[CHILD]["foreign_keys"][0]  # type: ignore[index]
+        if key is None:
+            tables[CHILD]["foreign_keys"] = [junk]
+        else:
+            fk[key] = junk
+        table = CHILD
+    return spec, table

@@ -371,3 +371,20 @@ def test_arrow_backed_columns_with_missing_values_give_the_numbers_of_their_nump
         written[label].pop("run")  # when and from what: the rest must be equal
     assert written["arrow"] == written["numpy"]
     assert_all_unchanged(tuple(given), before)
+
+
+@pytest.mark.parametrize("command", ["report", "privacy"])
+def test_a_secret_no_table_has_is_refused_before_any_work_naming_it_and_the_columns(
+    tmp_path, capsys, command
+):
+    train = write_people(tmp_path / "train", P0)
+    synth = write_people(tmp_path / "synth", P2)
+    out = ("--out", str(tmp_path / "r.html"), "--quiet") if command == "report" else ()
+    code = main([command, "--train", str(train), "--synth", str(synth), *out, "--secret", "bonus"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("reportgen: error:") and "Traceback" not in err
+    assert "--secret" in err and "'bonus'" in err, err
+    assert "table 'people': age, income, city, member, joined" in err, err
+    assert not (tmp_path / "r.html").exists()
+    with pytest.raises(rg.InvalidParameterError, match=r"risk_secrets .*'bonus'.*table 'table': age, income"):
+        rg.report(P0, None, P2, tmp_path / "r.html", risk_secrets=["bonus"])

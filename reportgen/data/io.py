@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Literal
 
 import numpy as np
@@ -27,7 +27,15 @@ import sqlalchemy as sa
 import yaml
 
 from reportgen.data.relational import RelationalData, as_relational, with_columns
-from reportgen.data.schema import ColumnKind, ColumnSpec, ForeignKey, PrimaryKey, Schema, Table
+from reportgen.data.schema import (
+    ColumnKind,
+    ColumnSpec,
+    ForeignKey,
+    PrimaryKey,
+    Schema,
+    Table,
+    value_shape,
+)
 from reportgen.errors import InvalidParameterError, LoadError, SchemaError
 from reportgen.files import safe_file_name, write_atomic
 from reportgen.params import Options, check_param
@@ -57,18 +65,41 @@ def _read_schema_file(path: Path) -> tuple[Schema, dict[str, str]]:
     spec = _parse_schema_text(path)
     tables = spec.get("tables") if isinstance(spec, Mapping) else None
     files: dict[str, str] = {}
-    if isinstance(tables, Mapping):
-        tables = {name: dict(t) if isinstance(t, Mapping) else t for name, t in tables.items()}
-        for name, table in tables.items():
-            if isinstance(table, dict) and table.get("file"):
-                files[str(name)] = str(table.pop("file"))
-            elif isinstance(table, dict):
-                table.pop("file", None)
-        spec = {**spec, "tables": tables}
     try:
+        if isinstance(tables, Mapping):
+            tables = {name: dict(t) if isinstance(t, Mapping) else t for name, t in tables.items()}
+            for name, table in tables.items():
+                if isinstance(table, dict) and table.get("file") is not None:
+                    files[str(name)] = _file_entry(table.pop("file"), str(name))
+                elif isinstance(table, dict):
+                    table.pop("file", None)
+            spec = {**spec, "tables": tables}
         return Schema.from_dict(spec), files
     except SchemaError as error:
         raise SchemaError(f"Schema file {str(path)!r}: {error}") from None
+
+
+def _file_entry(value: Any, table: str) -> str:
+    """A table's ``file`` entry: the name of its file inside the data folder.
+
+    A schema file describes its folder, so it may not reach outside it: an absolute path or a
+    ``..`` is refused (a schema file from elsewhere must not make reportgen read ``/etc/passwd``
+    or a neighbour's data into a report). Sub-folders are fine; the check is on the name as
+    written, so a link the folder's owner placed inside the folder is still followed.
+    """
+    if not isinstance(value, str) or not value:
+        raise SchemaError(
+            f"Schema table {table!r}: 'file' must be a file name, such as '{table}.csv'; got "
+            f"{value_shape(value)}."
+        )
+    posix, windows = PurePosixPath(value.replace("\\", "/")), PureWindowsPath(value)
+    if posix.is_absolute() or windows.drive or ".." in posix.parts:
+        raise SchemaError(
+            f"Schema table {table!r}: 'file' names {value!r}, outside the data folder; name a file "
+            f"inside the folder (such as '{table}.csv' or 'parts/{table}.parquet'), and move the "
+            "file there."
+        )
+    return value
 
 
 def _parse_schema_text(path: Path) -> Any:

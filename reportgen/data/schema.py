@@ -294,28 +294,42 @@ class Table:
         return out
 
     @classmethod
-    def from_dict(cls, spec: Mapping[str, Any], where: str) -> Table:
+    def from_dict(cls, spec: Any, where: str) -> Table:
         """Build a table from the schema file's layout (see ``Schema.from_dict``)."""
+        spec = _entry_mapping(spec, where, "a table", "{primary_key: [...], columns: {name: kind}}")
         unknown = set(spec) - {"primary_key", "foreign_keys", "columns", "target", "order_by"}
         if unknown:
             raise SchemaError(
-                f"{where}: unknown entries {sorted(unknown)}; a table takes 'primary_key', "
+                f"{where}: unknown entries {sorted(map(str, unknown))}; a table takes 'primary_key', "
                 "'foreign_keys', 'columns', 'target' and 'order_by'."
             )
-        pk = spec.get("primary_key") or []
-        pk = [str(pk)] if isinstance(pk, str) else [str(c) for c in pk]
-        keys = [_key_from_dict(fk, where) for fk in spec.get("foreign_keys") or []]
-        declared = {str(name): kind for name, kind in (spec.get("columns") or {}).items()}
-        specs: dict[str, ColumnSpec] = {c: PrimaryKey(declared.get(c)) for c in pk}  # key columns first
+        pk = _column_names(spec.get("primary_key"), f"{where}, 'primary_key'", one_name=True)
+        fks = spec.get("foreign_keys")
+        if fks is not None and not isinstance(fks, list):
+            raise SchemaError(
+                f"{where}: 'foreign_keys' must be a list of foreign keys, each "
+                f"{{column: ..., parent: ...}}; got {value_shape(fks)}."
+            )
+        keys = [_key_from_dict(fk, where) for fk in fks or []]
+        columns = _columns_mapping(spec.get("columns"), where)
+        declared = {str(name): kind for name, kind in columns.items()}
+        specs: dict[str, ColumnSpec] = {  # key columns first
+            c: PrimaryKey(
+                None if declared.get(c) is None else ColumnKind.parse(declared[c], f"{where}, column {c!r}")
+            )
+            for c in pk
+        }
         for name, kind in declared.items():
             if name not in specs:
                 specs[name] = ColumnKind.parse(kind, f"{where}, column {name!r}")
         target = spec.get("target")
+        if target is not None:
+            target = _one_name(target, f"{where}: 'target' must be a column name")
         try:
             return cls(
                 specs,
                 foreign_keys=keys,
-                target=None if target is None else str(target),
+                target=target,
                 order_by=spec.get("order_by") or (),
             )
         except SchemaError as error:
@@ -389,11 +403,76 @@ def _key_from_dict(fk: Any, where: str) -> ForeignKey:
         raise SchemaError(
             f"{where}: each foreign key needs 'parent' and either 'column' or 'columns'; got {fk!r}."
         )
-    columns = [fk["column"]] if "column" in fk else fk["columns"]
-    parents = fk.get("parent_columns") or ([fk["parent_column"]] if fk.get("parent_column") else [])
-    if isinstance(columns, str) or not columns:
+    parent = _one_name(fk["parent"], f"{where}: a foreign key's 'parent' must be a table name")
+    if "column" in fk:
+        columns: tuple[str, ...] = (
+            _one_name(fk["column"], f"{where}: a foreign key's 'column' must be a column name"),
+        )
+    else:
+        columns = _column_names(fk["columns"], f"{where}, foreign key to {parent!r}, 'columns'")
+    if fk.get("parent_column") is not None:
+        parents: tuple[str, ...] = (
+            _one_name(fk["parent_column"], f"{where}: a foreign key's 'parent_column' must be a column name"),
+        )
+    else:
+        parents = _column_names(
+            fk.get("parent_columns"), f"{where}, foreign key to {parent!r}, 'parent_columns'"
+        )
+    if not columns:
         raise SchemaError(f"{where}: 'columns' of a foreign key is a non-empty list of names; got {fk!r}.")
-    return ForeignKey(parent=str(fk["parent"]), columns=tuple(columns), parent_columns=tuple(parents))
+    return ForeignKey(parent=parent, columns=columns, parent_columns=parents)
+
+
+def value_shape(value: Any) -> str:
+    """Name what a file gave where another shape belongs: "a list ['a', 'b']" (cut if long)."""
+    kind = type(value).__name__
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return "nothing (null)" if value is None else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} {text}"
+
+
+def _entry_mapping(value: Any, where: str, what: str, example: str) -> Mapping[Any, Any]:
+    """``value`` if it is a mapping (None: an empty one), else a SchemaError saying what belongs there."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise SchemaError(f"{where} must be a mapping ({what}, such as {example}); got {value_shape(value)}.")
+    return value
+
+
+def _columns_mapping(value: Any, where: str) -> Mapping[Any, Any]:
+    """A table's ``columns`` entry: a mapping of column names to kinds (None: no columns declared)."""
+    if value is not None and not isinstance(value, Mapping):
+        raise SchemaError(
+            f"{where}: 'columns' must be a mapping of column names to kinds, such as "
+            f"{{age: numeric, city: categorical}}; got {value_shape(value)}."
+        )
+    return value or {}
+
+
+def _one_name(value: Any, what: str) -> str:
+    """A table or column name given in a file: a string (a number, as YAML reads ``2024``, too)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise SchemaError(f"{what}; got {value_shape(value)}.")
+    return str(value)
+
+
+def _column_names(value: Any, where: str, *, one_name: bool = False) -> tuple[str, ...]:
+    """A list of column names given in a file (None: none).
+
+    A lone string is refused rather than split into letters, except where ``one_name`` reads it as
+    the one column of a key (a table's ``primary_key: id``).
+    """
+    if value is None:
+        return ()
+    if one_name and isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list):
+        raise SchemaError(
+            f"{where} must be a list of column names, such as ['id'] or ['year', 'team']; "
+            f"got {value_shape(value)}."
+        )
+    return tuple(_one_name(c, f"{where} must be a list of column names") for c in value)
 
 
 class Schema(Mapping[str, Table]):
@@ -579,7 +658,7 @@ class Schema(Mapping[str, Table]):
             spec = _from_neutral_metadata(spec)
         return cls(
             {
-                str(name): Table.from_dict(table or {}, f"Schema table {name!r}")
+                str(name): Table.from_dict(table, f"Schema table {str(name)!r}")
                 for name, table in spec["tables"].items()
             }
         )
@@ -618,22 +697,58 @@ def _from_neutral_metadata(spec: Mapping[str, Any]) -> dict[str, Any]:
     """Translate the shared datasets' ``metadata.json`` layout into reportgen's own."""
     tables: dict[str, Any] = {}
     for name, table in spec["tables"].items():
-        tables[name] = {
-            "primary_key": list(table.get("primary_key") or []),
+        where = f"Schema table {str(name)!r}"
+        table = _entry_mapping(table, where, "a table", "{primary_key: [...], columns: {name: kind}}")
+        tables[str(name)] = {
+            "primary_key": list(
+                _column_names(table.get("primary_key"), f"{where}, 'primary_key'", one_name=True)
+            ),
             "foreign_keys": [],
-            "columns": dict(table.get("columns") or {}),  # key columns too: a composite key's keep their kind
+            # key columns too: a composite key's keep their kind
+            "columns": dict(_columns_mapping(table.get("columns"), where)),
             **({"order_by": table["order_by"]} if table.get("order_by") else {}),
         }
-    for rel in spec.get("relationships") or []:
-        where = f"Relationship {rel.get('child_table')!r} -> {rel.get('parent_table')!r}"
-        if rel.get("child_table") not in tables or rel.get("parent_table") not in tables:
-            raise SchemaError(f"{where}: both tables must be listed under 'tables'.")
-        child = tables[rel["child_table"]]
-        child["foreign_keys"].append(
-            {
-                "columns": list(rel["child_key"]),
-                "parent": rel["parent_table"],
-                "parent_columns": list(rel["parent_key"]),
-            }
+    relations = spec.get("relationships")
+    if relations is not None and not isinstance(relations, list):
+        raise SchemaError(
+            "'relationships' must be a list of relationships, each {parent_table, parent_key, "
+            f"child_table, child_key}}; got {value_shape(relations)}."
+        )
+    for number, rel in enumerate(relations or [], start=1):
+        child, parent, keys = _relationship(rel, number, tables)
+        tables[child]["foreign_keys"].append(
+            {"columns": keys[0], "parent": parent, "parent_columns": keys[1]}
         )
     return {"tables": tables}
+
+
+_RELATIONSHIP_KEYS = ("parent_table", "parent_key", "child_table", "child_key")
+
+
+def _relationship(
+    rel: Any, number: int, tables: Mapping[str, Any]
+) -> tuple[str, str, tuple[list[str], list[str]]]:
+    """One entry of ``relationships``: its child and parent tables and their key columns, checked."""
+    rel = _entry_mapping(
+        rel, f"Relationship #{number}", "a relationship", "{parent_table, parent_key, child_table, child_key}"
+    )
+    where = f"Relationship #{number}"
+    if isinstance(rel.get("child_table"), str) and isinstance(rel.get("parent_table"), str):
+        where = f"Relationship {rel['child_table']!r} -> {rel['parent_table']!r}"
+    missing = [k for k in _RELATIONSHIP_KEYS if k not in rel]
+    if missing:
+        raise SchemaError(
+            f"{where}: missing {', '.join(repr(k) for k in missing)}; a relationship takes "
+            f"{', '.join(_RELATIONSHIP_KEYS)}."
+        )
+    child = _one_name(rel["child_table"], f"{where}: 'child_table' must be a table name")
+    parent = _one_name(rel["parent_table"], f"{where}: 'parent_table' must be a table name")
+    if child not in tables or parent not in tables:
+        raise SchemaError(f"{where}: both tables must be listed under 'tables'.")
+    keys = (
+        list(_column_names(rel["child_key"], f"{where}: 'child_key'")),
+        list(_column_names(rel["parent_key"], f"{where}: 'parent_key'")),
+    )
+    if not keys[0] or not keys[1]:
+        raise SchemaError(f"{where}: 'child_key' and 'parent_key' each name at least one column.")
+    return child, parent, keys

@@ -202,10 +202,20 @@ def _files_source(path: Path, fmt: str, schema: SchemaSource, memory_limit: str)
 
 def _reader(fmt: str, files: list[Path]) -> str:
     """The DuckDB table function that reads ``files`` in place (in name order)."""
-    listed = "[" + ", ".join("'" + str(f).replace("'", "''") + "'" for f in files) + "]"
+    listed = "[" + ", ".join("'" + _literal_path(f).replace("'", "''") + "'" for f in files) + "]"
     if fmt == "parquet":
         return f"read_parquet({listed}, union_by_name = true)"
     return f"read_csv({listed}, header = true, union_by_name = true)"
+
+
+def _literal_path(file: Path) -> str:
+    """``file`` as a DuckDB path that matches that file only, however it is named.
+
+    DuckDB reads a path holding ``*``, ``?`` or ``[`` as a glob pattern, so ``sales[2024].parquet``
+    would read ``sales2.parquet`` and ``a*.parquet`` every ``a...`` file. Each such character goes
+    into a class of its own (``[*]``, ``[?]``, ``[[]``), which matches only that character.
+    """
+    return "".join(f"[{c}]" if c in "*?[" else c for c in str(file))
 
 
 def _check_tables(wanted: list[str], found: list[str], where: str) -> None:

@@ -500,3 +500,29 @@ def test_the_sample_of_a_postgres_database_is_the_sample_of_the_same_parquet_dat
     for table, schema in STORE.items():
         pk = list(schema.primary_key)
         assert _keys(from_postgres[table], pk) == _keys(from_parquet[table], pk), table
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_file_names_with_glob_characters_are_read_as_those_files(tmp_path, fmt):
+    """``sales[2024].parquet`` is one file, not the pattern that matches ``sales2.parquet``."""
+    tables = {
+        "sales[2024]": [1, 2, 3],
+        "sales2": [100],
+        "a*": [7],
+        "ab": [8, 9],
+        "q?": [5],
+        "qz": [6, 6],
+        "parts[1]/part-0": [11, 12],  # a table of part files in a folder whose name is a pattern
+        "parts1/part-0": [13],
+    }
+    for name, values in tables.items():
+        file = tmp_path / f"{name}.{fmt}"
+        file.parent.mkdir(exist_ok=True)
+        frame = pd.DataFrame({"x": values})
+        frame.to_parquet(file) if fmt == "parquet" else frame.to_csv(file, index=False)
+    source = getattr(rg.sources, fmt)(tmp_path)
+    read = {
+        name: source.engine.frame(f"SELECT x FROM {relation} ORDER BY x")["x"].tolist()
+        for name, relation in source.relations.items()
+    }
+    assert read == {name.split("/")[0]: values for name, values in tables.items()}

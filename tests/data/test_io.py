@@ -363,3 +363,30 @@ def test_a_schema_file_with_a_repeated_key_or_an_alias_is_refused_naming_the_fil
     (tmp_path / "schema.yaml").write_text(text)
     with pytest.raises(LoadError, match=rf"Schema file '.*schema\.yaml' is not valid YAML: {message}"):
         read_schema(tmp_path / "schema.yaml")
+
+
+@pytest.mark.parametrize("entry", ["../outside.csv", "sub/../../outside.csv", "ABSOLUTE"])
+def test_a_schema_file_entry_outside_the_data_folder_is_refused(tmp_path, entry):
+    """A schema file may name files in its folder only: not ``../x``, not ``/etc/passwd``."""
+    import reportgen as rg
+
+    outside = tmp_path / "outside.csv"
+    outside.write_text("id\n1\n")
+    folder = tmp_path / "data"
+    (folder / "sub").mkdir(parents=True)
+    entry = str(outside) if entry == "ABSOLUTE" else entry
+    (folder / "schema.yaml").write_text(f"tables:\n  users:\n    file: {json.dumps(entry)}\n")
+    message = (
+        rf"Schema file '.*schema\.yaml': Schema table 'users': 'file' names {entry!r}, outside the "
+        r"data folder; name a file inside the folder"
+    ).replace("(", r"\(")
+    for read in (load_folder, rg.sources.csv):
+        with pytest.raises(SchemaError, match=message):
+            read(folder)
+
+
+def test_a_schema_file_entry_in_a_sub_folder_is_read(tmp_path):
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "users.csv").write_text("id\n1\n2\n")
+    (tmp_path / "schema.yaml").write_text("tables:\n  users:\n    file: parts/users.csv\n")
+    assert load_folder(tmp_path)["users"]["id"].tolist() == [1, 2]

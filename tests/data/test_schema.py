@@ -1,6 +1,13 @@
+import json
+import tempfile
+from pathlib import Path
+
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from reportgen import ColumnKind, ForeignKey, PrimaryKey, Schema, SchemaError, Table
+from reportgen.data.io import read_schema
+from tests.strategies import CHILD, damaged_schema_specs
 
 
 def test_keys_and_kinds_from_keyword_columns():
@@ -129,3 +136,112 @@ def test_a_composite_keys_declared_kind_is_kept_and_a_one_column_keys_is_not():
     assert Schema.from_dict(schema.to_dict()) == schema  # the schema file keeps them too
     assert Table(day=PrimaryKey(kind="datetime"), shop=PrimaryKey()).kinds["day"] is ColumnKind.DATETIME
     assert Table(day=PrimaryKey(kind="datetime")).kinds["day"] is ColumnKind.ID
+
+
+# -- schema files whose entries have the wrong shape -------------------------------------------
+def _read_json_schema(spec: object) -> Schema:
+    """Read ``spec`` as a schema file ``schema.json`` in a fresh folder (Hypothesis runs many)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "schema.json"
+        path.write_text(json.dumps(spec))
+        return read_schema(path)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            {"tables": {"people": {"columns": ["pid", "age"]}}},
+            r"table 'people'.*'columns' must be a mapping of column names to kinds.*got a list",
+        ),
+        ({"tables": {"people": 3}}, r"table 'people' must be a mapping.*got an int"),
+        (
+            {"tables": {"people": {"columns": {"age": "numeric"}, "target": ["age"]}}},
+            r"table 'people'.*'target' must be a column name.*got a list",
+        ),
+        (
+            {
+                "tables": {
+                    "p": {"primary_key": ["id", "x"]},
+                    "c": {"foreign_keys": [{"columns": ["a", "b"], "parent": "p", "parent_columns": "id"}]},
+                }
+            },
+            r"table 'c'.*'parent_columns' must be a list of column names.*got a str 'id'",
+        ),
+        (
+            {"tables": {"p": {"primary_key": "id"}}, "relationships": []},
+            None,  # one name: the key of one column, as in reportgen's own layout
+        ),
+        (
+            {
+                "tables": {"p": {"primary_key": ["id"]}, "c": {"columns": {"pid": "id"}}},
+                "relationships": [{"parent_table": "p", "child_table": "c", "parent_key": ["id"]}],
+            },
+            r"relationship 'c' -> 'p'.*missing 'child_key'",
+        ),
+        (
+            {
+                "tables": {"p": {"primary_key": ["id"]}, "c": {"columns": {"pid": "id"}}},
+                "relationships": [
+                    {"parent_table": "p", "child_table": "c", "parent_key": "id", "child_key": "pid"}
+                ],
+            },
+            r"relationship 'c' -> 'p'.*'child_key' must be a list of column names.*got a str 'pid'",
+        ),
+        (
+            {"tables": {"p": {"primary_key": ["id"]}}, "relationships": [3]},
+            r"relationship #1 must be a mapping.*got an int",
+        ),
+        (
+            {"tables": {"p": {"primary_key": ["id"]}}, "relationships": {"a": 1}},
+            r"'relationships' must be a list of relationships.*got a dict",
+        ),
+        ({"tables": {"p": 5}, "relationships": []}, r"table 'p' must be a mapping.*got an int"),
+        (
+            {"tables": {"p": {"columns": ["a"]}}, "relationships": []},
+            r"table 'p'.*'columns' must be a mapping of column names to kinds.*got a list",
+        ),
+        (
+            {
+                "tables": {"p": {"primary_key": ["id"]}},
+                "relationships": [
+                    {"parent_table": ["p"], "child_table": "p", "parent_key": ["id"], "child_key": ["id"]}
+                ],
+            },
+            r"'parent_table' must be a table name.*got a list",
+        ),
+        (
+            {"tables": {"p": {"primary_key": {"id": 1}}}},
+            r"table 'p'.*'primary_key' must be a list of column names.*got a dict",
+        ),
+        (
+            {"tables": {"p": {"file": ["p.csv"]}}},
+            r"table 'p'.*'file' must be a file name.*got a list",
+        ),
+        (
+            {"tables": {"p": {"columns": {"age": "colour"}}}},
+            r"table 'p', column 'age': unknown column kind 'colour'. Use one of: numeric",
+        ),
+    ],
+)
+def test_a_schema_entry_of_the_wrong_shape_is_refused_naming_file_table_and_entry(spec, message):
+    if message is None:
+        assert _read_json_schema(spec)["p"].primary_key == ("id",)
+        return
+    with pytest.raises(SchemaError, match=rf"(?i)Schema file '.*schema\.json': .*{message}"):
+        _read_json_schema(spec)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(damaged_schema_specs())
+def test_a_damaged_schema_file_loads_or_raises_a_schema_error_naming_the_table(damaged):
+    spec, table = damaged
+    try:
+        _read_json_schema(spec)
+    except SchemaError as error:
+        text = str(error)
+        assert text.startswith("Schema file ") and "schema.json" in text
+        if table is not None:
+            assert repr(table) in text, text
+        else:
+            assert "relationship" in text.lower() or repr(CHILD) in text, text
