@@ -271,9 +271,9 @@ if mode == "computing":
     rg.report(frame, None, frame, folder / "r.html", title="NEW RUN", progress=hold)
 results = ReportResults.load(folder / "r.json")
 results.run.title = "NEW RUN"
-document.render_html = lambda results, pages, shown, sha: (
+document.render_html = lambda results, pages, json_sha256: (
     pause(60) if mode == "rendering" else None,
-    page(results, sha),
+    page(results, json_sha256),
 )[1]
 
 

@@ -94,7 +94,10 @@ def test_the_default_demo_shows_every_section_with_its_references(single):
     assert text.startswith("SYNTHETIC DATA EVALUATION REPORT UCI Adult")
     assert results.run.has_holdout
     not_computed = {name: r.reason for name, r in results.sections.items() if r.status != "ok"}
-    assert not_computed == {"relational": "the data has no foreign keys"}
+    assert not_computed == {
+        "relational": "the data has no foreign keys",
+        "sequences": "no table declares the order of its rows (order_by)",
+    }
     assert results.sections["relational"].status == "not_applicable"
     shown = headlines(results)
     assert {"similarity", "detection", "mia_auc", "singling_out", "tstr", "utility"} <= set(shown)
