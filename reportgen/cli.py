@@ -451,11 +451,7 @@ def _bar_help() -> str:
 
     offered = bar_specs().values()
     at_least = ", ".join(b.name for b in offered if b.higher_is_better)
-    at_most = ", ".join(
-        f"{b.name} ({b.describe_bounds().removeprefix('a number from ')})"
-        for b in offered
-        if not b.higher_is_better
-    )
+    at_most = ", ".join(f"{b.name} ({b.bounds})" for b in offered if not b.higher_is_better)
     return (
         "release bar on a headline, repeatable (e.g. privacy=80); exit 3 when the number is worse than "
         f"VALUE: below it for {at_least} (scores 0-100), above it for {at_most}"

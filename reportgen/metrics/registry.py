@@ -153,9 +153,14 @@ class HeadlineSpec:
         """Whether ``value`` meets ``bar`` (a number equal to its bar passes)."""
         return value >= bar if self.higher_is_better else value <= bar
 
-    def describe_bounds(self) -> str:
+    @property
+    def bounds(self) -> str:
+        """Its range in words: "0 to 1", "0 to infinity"."""
         high = "infinity" if math.isinf(self.upper) else f"{self.upper:g}"
-        return f"a number from {self.low:g} to {high}"
+        return f"{self.low:g} to {high}"
+
+    def describe_bounds(self) -> str:
+        return f"a number from {self.bounds}"
 
     def judge(
         self,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from reportgen.metrics.association import AssociationResult, compute_association
 from reportgen.metrics.registry import HeadlineSpec, Reading, Section
 from reportgen.rules import BelowReference
@@ -17,11 +19,8 @@ def _association_entity(r: AssociationResult) -> Reading | None:
     weakest = next((t for t in r.entities if t.table == r.weakest_entity), None)
     if weakest is None:
         return None
-    reading = Reading.percent(weakest.retained, weakest.reference, (weakest.table,))
-    return Reading(
-        value=reading.value,
-        reference=reading.reference,
-        tables=reading.tables,
+    return replace(
+        Reading.percent(weakest.retained, weakest.reference, (weakest.table,)),
         meaning=(
             f"The same for a parent row with its children's aggregates, in the view that keeps the least "
             f"({weakest.table}): whether each parent keeps children that fit it."
