@@ -55,10 +55,10 @@ from pathlib import Path
 
 from adult import ADULT, read  # benchmarks/adult.py
 
+from reportgen.catalogue import report_settings
 from reportgen.metrics.privacy_risks import PrivacyRisksResult, compute_privacy_risks_section
 from reportgen.preparation import prepare_context
 from reportgen.privacy.risks import N_ATTACKS, N_NEIGHBOURS, AttackResult, attack_result
-from reportgen.settings import ReportSettings
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "reportgen-bench"
 VERSION = "1.1.*"
@@ -129,7 +129,7 @@ def run_reportgen(generator: str, n_attacks: int) -> tuple[PrivacyRisksResult, d
     train, test = read(ADULT / "adult_train.csv"), read(ADULT / "adult_test.csv")
     synth = read(ADULT / "synthetic" / generator / "adult_train.csv.gz")
     start = time.perf_counter()
-    context = prepare_context(train, test, synth, ReportSettings(risk_attacks=n_attacks))
+    context = prepare_context(train, test, synth, report_settings(risk_attacks=n_attacks))
     context.distance_views()  # the distance space and the embedded rows, shared with other sections
     seconds = {"prepare": time.perf_counter() - start}
     stamps = [("targets", time.perf_counter())]

@@ -12,6 +12,7 @@ import time
 import pandas as pd
 from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 
+from reportgen.catalogue import report_settings
 from reportgen.metrics.correlation import compute_correlation
 from reportgen.metrics.distributions import compute_distributions
 from reportgen.metrics.similarity import compute_similarity
@@ -52,7 +53,7 @@ def phik_sampling(train: pd.DataFrame, test: pd.DataFrame, generator: str = "ctg
     synth = read(ADULT / "synthetic" / generator / "adult_train.csv.gz")
     print(f"\n{generator}: {'n_max_phik':>10} {'phik sim':>8} {'ref':>6} {'time':>6}")
     for cap in (5_000, 10_000, 20_000, 50_000):
-        context = prepare_context(train, test, synth, ReportSettings(n_max_phik=cap))
+        context = prepare_context(train, test, synth, report_settings(n_max_phik=cap))
         start = time.perf_counter()
         result = compute_correlation(context)
         elapsed = time.perf_counter() - start

@@ -23,9 +23,10 @@ import pandas as pd
 from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
 from joblib import cpu_count
 
+from reportgen.catalogue import report_settings
 from reportgen.metrics import utility
 from reportgen.preparation import prepare_context
-from reportgen.settings import N_MAX_UTILITY, ReportSettings
+from reportgen.settings import N_MAX_UTILITY
 
 
 def main() -> None:
@@ -58,7 +59,7 @@ def main() -> None:
     print(f"{'generator':<16} {'TSTR':>6} {'real':>6} {'gap':>6} {'SRA':>5} {'CPU s':>6} {'section':>8}")
     for generator in args.generators:
         synth = read(ADULT / "synthetic" / generator / "adult_train.csv.gz")
-        settings = ReportSettings(targets={"table": "income"}, n_max_utility=args.n_max)
+        settings = report_settings(targets={"table": "income"}, n_max_utility=args.n_max)
         context = prepare_context(train, test, synth, settings)
         start, cpu = time.perf_counter(), time.process_time()
         result = utility.compute_utility(context)
@@ -84,7 +85,7 @@ def child(train: pd.DataFrame, test: pd.DataFrame, generators: list[str], seed: 
     out = {}
     for generator in generators:
         synth = read(ADULT / "synthetic" / generator / "adult_train.csv.gz")
-        settings = ReportSettings(seed=seed, targets={"table": "income"}, n_max_utility=n_max)
+        settings = report_settings(seed=seed, targets={"table": "income"}, n_max_utility=n_max)
         context = prepare_context(train, test, synth, settings)
         cpu = time.process_time()
         table = utility.compute_utility(context).tables[0]

@@ -7,10 +7,11 @@ The stages live below it: ``reportgen.preparation`` (inputs checked and sampled 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from reportgen.catalogue import sections
+from reportgen.catalogue import report_settings, sections
 from reportgen.comparison import compare, load_previous
 from reportgen.context import EvaluationContext
 from reportgen.data.relational import SINGLE_TABLE_NAME
@@ -22,16 +23,7 @@ from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.preparation import DataInput, prepared
 from reportgen.render.document import output_format, write_report
 from reportgen.results import ReportResults
-from reportgen.settings import (
-    MIN_RISK_ATTACKS,
-    N_MAX_DETECTION,
-    N_MAX_PHIK,
-    N_MAX_UTILITY,
-    N_RISK_ATTACKS,
-    LinkColumns,
-    ReportColumns,
-    ReportSettings,
-)
+from reportgen.settings import ReportColumns, ReportSettings
 from reportgen.verdict import verdicts
 
 
@@ -41,11 +33,6 @@ from reportgen.verdict import verdicts
         "n_max_train": [Interval(int, 1, None)],
         "n_max_test": [Interval(int, 1, None)],
         "n_max_synth": [Interval(int, 1, None)],
-        "n_max_phik": [Interval(int, 1, None)],
-        "n_max_utility": [Interval(int, 1, None)],
-        "n_max_detection": [Interval(int, 1, None)],
-        "privacy_q": [Interval(float, 0, 1, closed="neither")],
-        "risk_confidence": [NoneValue(), Interval(float, 0, None)],
         "seed": [Interval(int, 0, 2**32 - 1)],
         "max_categories": [Interval(int, 2, None)],
         "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
@@ -54,9 +41,6 @@ from reportgen.verdict import verdicts
         "fail_under": [NoneValue(), InstanceOf((Mapping,), "a dict of bar name to number")],
         "previous": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
         "allow_not_evaluated": [InstanceOf((bool,), "a bool")],
-        "risk_attacks": [Interval(int, MIN_RISK_ATTACKS, None)],
-        "risk_secrets": [NoneValue(), InstanceOf((list, tuple), "a list of column names")],
-        "risk_link_columns": [NoneValue(), InstanceOf((list, tuple), "two lists of column names")],
     }
 )
 def report(
@@ -69,11 +53,6 @@ def report(
     n_max_train: int = 50_000,
     n_max_test: int = 50_000,
     n_max_synth: int = 50_000,
-    n_max_phik: int = N_MAX_PHIK,
-    n_max_utility: int = N_MAX_UTILITY,
-    n_max_detection: int = N_MAX_DETECTION,
-    privacy_q: float = 0.1,
-    risk_confidence: float | None = None,
     columns: ReportColumns | None = None,
     targets: Mapping[str, str] | None = None,
     seed: int = 0,
@@ -82,10 +61,8 @@ def report(
     fail_under: Mapping[str, float] | None = None,
     previous: str | Path | None = None,
     allow_not_evaluated: bool = False,
-    risk_attacks: int = N_RISK_ATTACKS,
-    risk_secrets: Sequence[str] | None = None,
-    risk_link_columns: LinkColumns = None,
     progress: Progress | None = None,
+    **section_settings: Any,
 ) -> ReportResults:
     """Evaluate synthetic data against real data and write the report to ``path``.
 
@@ -100,47 +77,42 @@ def report(
     other sections read a seeded sample of at most ``n_max_*`` rows per table drawn there
     (``results`` records which numbers are on all rows: the ``basis`` fields).
     The training data's schema (``schema``, or the one it carries) applies to all three.
-    ``n_max_phik`` caps the rows of each input used for the phik correlation matrices (a
-    uniform seeded sample). ``privacy_q`` and ``risk_confidence`` are the ``q`` and
-    ``risk_confidence`` of ``compute_privacy_stats``, which gives the same privacy numbers.
     ``targets`` maps a table to the column the utility section predicts (``{"table": "income"}``
-    for one DataFrame), over any target in the schema; ``n_max_utility`` caps its models' rows.
-    ``n_max_detection`` caps the rows of each side of the detection test.
+    for one DataFrame), over any target in the schema.
+    ``section_settings`` are the settings each section declares, by name, with their defaults and
+    limits (``reportgen.catalogue.section_settings()``; the README lists the built-in ones):
+    ``n_max_phik`` caps the rows of the phik matrices, ``n_max_utility`` those of the utility
+    models, ``n_max_detection`` those of each side of the detection test; ``privacy_q``,
+    ``risk_confidence``, ``privacy_repeats`` and ``n_max_gower`` are the privacy section's (the
+    first two as in ``compute_privacy_stats``, which gives the same numbers), ``mia_max_targets``
+    the membership attacks', and ``risk_attacks``, ``risk_secrets`` and ``risk_link_columns`` are
+    the ``n_attacks``, ``secrets`` and ``link_columns`` of ``compute_privacy_risks``. A plugin
+    section's settings are given the same way. A name no section declares is refused.
     ``fail_under`` sets release bars on the headline scores (``{"privacy": 80, "similarity": 85}``,
     on top of ``reportgen.gates.DEFAULT_BARS``); ``results.gates.passed`` says whether all were met.
     A bar whose number could not be computed fails too, with the reason, unless
     ``allow_not_evaluated=True``.
     ``previous`` is the JSON of a previous release's report: every headline is compared with it
     and regressions are flagged (``results.comparison``).
-    ``risk_attacks``, ``risk_secrets`` and ``risk_link_columns`` are the ``n_attacks``, ``secrets``
-    and ``link_columns`` of ``compute_privacy_risks`` (singling out, linkability, inference), which
-    gives the same numbers.
     ``progress(stage, fraction)`` is called as the work advances.
     The output path is checked before any work (``reportgen.outputs.check_output_path``); missing
     folders on it are created. The report and its JSON are written as a pair: both or neither.
     """
     output_format(Path(path))
     check_output_path(Path(path))
-    bars = bars_in_force(fail_under)
-    before = None if previous is None else load_previous(previous)
-    notify = progress or (lambda stage, fraction: None)
-    settings = ReportSettings(
+    shared = ReportSettings(
         seed=seed,
         n_max_train=n_max_train,
         n_max_test=n_max_test,
         n_max_synth=n_max_synth,
-        n_max_phik=n_max_phik,
-        n_max_utility=n_max_utility,
-        n_max_detection=n_max_detection,
-        privacy_q=privacy_q,
-        risk_confidence=risk_confidence,
         max_categories=max_categories,
         columns=columns or ReportColumns(),
         targets=dict(targets) if targets else None,
-        risk_attacks=risk_attacks,
-        risk_secrets=None if risk_secrets is None else tuple(risk_secrets),
-        risk_link_columns=_link_columns(risk_link_columns),
     )
+    settings = report_settings(shared, **section_settings)
+    bars = bars_in_force(fail_under)
+    before = None if previous is None else load_previous(previous)
+    notify = progress or (lambda stage, fraction: None)
     notify("Checking the data", 0.0)
     with prepared(data_train, data_test, data_synth, settings, schema=schema) as context:
         results = evaluate(context, title=title or _default_title(context), notify=notify)
@@ -153,13 +125,6 @@ def report(
     write_report(results, path, sections())
     notify("Done", 1.0)
     return results
-
-
-def _link_columns(sets: LinkColumns) -> LinkColumns:
-    """The two column sets as a tuple of tuples (checked later by ``check_risk_columns``)."""
-    if sets is None or len(sets) != 2 or any(isinstance(part, str) for part in sets):
-        return sets
-    return tuple(sets[0]), tuple(sets[1])
 
 
 def _default_title(context: EvaluationContext) -> str:

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from reportgen.data.dialects import DIALECTS
 from reportgen.errors import InvalidParameterError, ReportgenError
 from reportgen.results import GateResult
-from reportgen.settings import N_RISK_ATTACKS
 
 if TYPE_CHECKING:
     from reportgen.data.schema import Schema
@@ -34,10 +33,18 @@ _EPILOG_NO_BARS = (
 )
 
 
+# The commands that take the settings the sections declare, and whose (None: every section's).
+_SETTINGS_OF: dict[str, tuple[str, ...] | None] = {
+    "report": None,
+    "privacy": ("privacy", "membership", "privacy_risks"),
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: the process arguments); return the exit code."""
-    parser = _parser()
     arguments = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in arguments if not a.startswith("-")), None)
+    parser = _parser(with_settings=command in _SETTINGS_OF)
     if (mistake := _misspelling(parser, arguments)) is not None:
         print(f"reportgen: error: {mistake}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -83,7 +90,12 @@ def _closest(given: str, known: list[str]) -> str:
     return f": did you mean {close[0]}?" if close else ""
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(*, with_settings: bool = True) -> argparse.ArgumentParser:
+    """The command line, with the options of the sections' settings when ``with_settings``.
+
+    Those options load every section (and plugin); the commands that do not take them leave it
+    False, so that they start fast.
+    """
     parser = argparse.ArgumentParser(
         prog="reportgen",
         description="Is this synthetic dataset fit to share? Fidelity, utility and privacy reports.",
@@ -119,8 +131,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="numbers with at most N distinct values are categorical (default 20)",
     )
-    rep.add_argument("--privacy-q", type=float, default=0.1, metavar="Q", help="TTPR quantile (default 0.1)")
-    rep.add_argument("--risk-confidence", type=float, default=None, metavar="C", help="risk correction C")
     rep.add_argument(
         "--target",
         action="append",
@@ -128,10 +138,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="TABLE=COLUMN",
         help="the column the utility models predict, repeatable (one table: COLUMN alone is enough)",
     )
-    rep.add_argument(
-        "--n-max-utility", type=int, default=20_000, metavar="N", help="cap on utility rows (default 20000)"
-    )
-    _add_risk_options(rep)
     rep.add_argument(
         "--fail-under",
         action=_BarsAction,
@@ -143,6 +149,8 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a bar whose number could not be computed does not fail the release (default: it fails)",
     )
+    if with_settings:
+        _add_settings(rep, _SETTINGS_OF["report"])
     _add_in_place(rep)
     rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
     rep.add_argument(
@@ -165,20 +173,10 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EPILOG_PRIVACY,
     )
     _add_inputs(priv)
-    priv.add_argument("--q", type=float, default=0.1, help="quantile of TTPR used as threshold (default 0.1)")
-    priv.add_argument(
-        "--risk-confidence", type=float, default=None, metavar="C", help="correct the risk by C sqrt(n)"
-    )
     priv.add_argument("--test", help="real holdout data the generator never saw: runs the membership attacks")
     priv.add_argument("--n-max", type=int, default=50_000, metavar="N", help="cap on rows per table")
-    priv.add_argument(
-        "--max-targets",
-        type=int,
-        default=5_000,
-        metavar="N",
-        help="membership attack targets per side (5000)",
-    )
-    _add_risk_options(priv)
+    if with_settings:
+        _add_settings(priv, _SETTINGS_OF["privacy"])
     _add_in_place(priv)
     priv.add_argument(
         "--allow-not-evaluated",
@@ -343,6 +341,7 @@ def _run_report(args: argparse.Namespace) -> int:
     from reportgen.gates import parse_bar
 
     _check_out(args.out)
+    settings = _given_settings(args)
     schema = read_schema(args.schema) if args.schema else None
     train, test, synth, tables = _inputs(args, schema)
     bars = read_config(args.config).fail_under if args.config else {}
@@ -357,18 +356,14 @@ def _run_report(args: argparse.Namespace) -> int:
         allow_not_evaluated=args.allow_not_evaluated,
         schema=schema if isinstance(train, str) else None,  # loaded data already carries it
         targets=_targets(args.target, tables),
-        n_max_utility=args.n_max_utility,
         n_max_train=args.n_max_train,
         n_max_test=args.n_max_test,
         n_max_synth=args.n_max_synth,
         max_categories=args.max_categories,
-        privacy_q=args.privacy_q,
-        risk_confidence=args.risk_confidence,
-        risk_attacks=args.risk_attacks,
-        risk_secrets=args.secret,
         seed=args.seed,
         title=args.title,
         progress=_progress(args),
+        **settings,
     )
     _announce(Path(args.out))
     for gate in results.gates.failed:
@@ -458,22 +453,45 @@ def _bar_help() -> str:
     )
 
 
-def _add_risk_options(parser: argparse.ArgumentParser) -> None:
-    """The options of the singling-out, linkability and inference attacks."""
-    parser.add_argument(
-        "--risk-attacks",
-        type=int,
-        default=N_RISK_ATTACKS,
-        metavar="N",
-        help=f"targets per side of the singling-out, linkability and inference attacks ({N_RISK_ATTACKS})",
-    )
-    parser.add_argument(
-        "--secret",
-        action="append",
-        default=None,
-        metavar="COLUMN",
-        help="a column the inference attack guesses, repeatable (default: every column, capped)",
-    )
+def _add_settings(parser: argparse.ArgumentParser, owners: tuple[str, ...] | None) -> None:
+    """An option for each setting the sections declare (``owners``: only these sections').
+
+    The help lists them under each section's title.
+    """
+    from reportgen.catalogue import sections
+
+    for section in sections():
+        shown = [s for s in section.settings if s.parse is not None]  # the others: Python only
+        if not shown or (owners is not None and section.name not in owners):
+            continue
+        group = parser.add_argument_group(f"settings of {section.title}")
+        for setting in shown:
+            assert setting.parse is not None
+            default = "" if setting.default is None else f" (default {setting.default})"
+            group.add_argument(
+                setting.option,
+                *setting.aliases,
+                dest=setting.name,
+                type=setting.parse,
+                action="append" if setting.repeatable else "store",
+                default=None,
+                metavar=setting.metavar,
+                help=(setting.help + default).replace("%", "%%"),
+            )
+
+
+def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The sections' settings given on the command line (the others keep their declared defaults).
+
+    Each is checked against its declaration here, so a bad value fails before any data is read.
+    """
+    from reportgen.catalogue import report_settings, section_settings
+
+    given = {
+        name: getattr(args, name) for name in section_settings() if getattr(args, name, None) is not None
+    }
+    report_settings(**given)
+    return given
 
 
 def _run_privacy(args: argparse.Namespace) -> int:
@@ -486,6 +504,7 @@ def _run_privacy(args: argparse.Namespace) -> int:
     """
     import json
 
+    from reportgen.catalogue import report_settings
     from reportgen.data.io import read_schema
     from reportgen.metrics.membership import membership_outcomes
     from reportgen.metrics.privacy import privacy_outcomes
@@ -493,19 +512,13 @@ def _run_privacy(args: argparse.Namespace) -> int:
     from reportgen.preparation import prepared
     from reportgen.settings import ReportSettings
 
+    given = _given_settings(args)
     schema = read_schema(args.schema) if args.schema else None
     train, test, synth, _ = _inputs(args, schema)
-    settings = ReportSettings(
-        seed=args.seed,
-        n_max_train=args.n_max,
-        n_max_test=args.n_max,
-        n_max_synth=args.n_max,
-        privacy_q=args.q,
-        risk_confidence=args.risk_confidence,
-        mia_max_targets=args.max_targets,
-        risk_attacks=args.risk_attacks,
-        risk_secrets=tuple(args.secret) if args.secret is not None else None,
+    shared = ReportSettings(
+        seed=args.seed, n_max_train=args.n_max, n_max_test=args.n_max, n_max_synth=args.n_max
     )
+    settings = report_settings(shared, **given)
     with prepared(train, test, synth, settings, schema=schema) as ctx:
         privacy = privacy_outcomes(ctx, section=False)
         attacks = membership_outcomes(ctx) if test is not None else {}

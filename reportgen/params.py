@@ -59,8 +59,8 @@ class Interval:
         word = _TYPE_WORDS[self.kind]
         if self.low is None and self.high is None:
             return word
-        left = "[" if self.closed in ("both", "left") else "("
-        right = "]" if self.closed in ("both", "right") else ")"
+        left = "[" if self.closed in ("both", "left") and self.low is not None else "("
+        right = "]" if self.closed in ("both", "right") and self.high is not None else ")"
         low = "-inf" if self.low is None else f"{self.low:g}"
         high = "inf" if self.high is None else f"{self.high:g}"
         return f"{word} in the range {left}{low}, {high}{right}"

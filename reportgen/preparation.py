@@ -16,6 +16,7 @@ from typing import Any, TypeAlias
 
 import pandas as pd
 
+from reportgen.catalogue import report_settings, section_settings
 from reportgen.context import NEAR_UNIQUE, EvaluationContext
 from reportgen.data import sources
 from reportgen.data.engines import Source
@@ -38,7 +39,7 @@ from reportgen.privacy.distance_space import CategoricalEncoding
 from reportgen.render.formatting import listed
 from reportgen.results import Finding
 from reportgen.seeding import derived_seed
-from reportgen.settings import ReportSettings, check_risk_columns
+from reportgen.settings import ReportSettings
 
 DataInput: TypeAlias = (
     RelationalData | Mapping[str, pd.DataFrame] | pd.DataFrame | Source | str | os.PathLike[str]
@@ -58,8 +59,10 @@ def prepare_context(
 
     Inputs read in place (sources, paths, URLs) are sampled in their engine first; the context
     then holds the samples as its data and the sources for the all-row counts (``in_place``).
-    ``missing_elsewhere`` is ``EvaluationContext.missing_elsewhere``.
+    ``missing_elsewhere`` is ``EvaluationContext.missing_elsewhere``. Section settings missing
+    from ``settings`` take their declared defaults.
     """
+    settings = report_settings(settings)
     in_place = None
     if any(_reads_in_place(d) for d in (data_train, data_test, data_synth)):
         (data_train, data_test, data_synth), in_place = _sampled_in_place(
@@ -182,7 +185,9 @@ def _prepared(
         findings += [] if data is None else key_findings(data, role)
     columns = {name: train.schema[name].columns for name in train}
     settings.columns.check(columns)
-    check_risk_columns(settings.risk_secrets, settings.risk_link_columns, columns)
+    for setting in section_settings().values():
+        if setting.check_columns is not None:
+            setting.check_columns(getattr(settings, setting.name), columns)
     context = EvaluationContext(
         train=train.sample(settings.n_max_train, derived_seed(settings.seed, f"sample:{TRAIN}")),
         test=None

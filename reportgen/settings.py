@@ -1,12 +1,20 @@
-"""The settings of one report run: sample caps, column selections, seed. Recorded in the results."""
+"""The settings of one report run: sample caps, column selections, seed. Recorded in the results.
+
+``ReportSettings`` holds the settings every section shares (the seed, the row caps of each role, the
+column kinds and selections, the utility targets, which preparation also reads) as fields, and each
+section's own settings in ``sections``, filled from the ``Setting`` declarations on the sections
+(``reportgen.catalogue.report_settings``). Both are read as attributes (``settings.n_max_phik``)
+and recorded flat in the results JSON.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from reportgen.errors import InvalidParameterError
+from reportgen.params import Constraint, check_param
 
 ColumnSelection = None | int | Sequence[str] | Mapping[str, int | Sequence[str]]
 LinkColumns = None | tuple[Sequence[str], Sequence[str]]
@@ -54,6 +62,43 @@ MIA_MAX_TARGETS = 5_000
 # per singling-out mode. See benchmarks/bench_anonymeter.py for the time and interval widths on adult.
 N_RISK_ATTACKS = 1000
 MIN_RISK_ATTACKS = 50  # fewer targets per side make every interval uninformative
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting a section declares: everything ``report()``, the CLI and the appendix need of it.
+
+    - ``name``: the keyword of ``report()`` and the key in the results JSON's settings;
+    - ``default`` and ``constraints`` (``reportgen.params``): the value when not given, and what a
+      given value must be (checked by ``check``, with the message every public function gives);
+    - ``help``: one line for the command line and the docs (the default is added to it);
+    - ``parse``: how the command line's text becomes the value (``None``: set from Python only);
+      ``flag`` (default ``--`` and the name in dashes), ``aliases`` (older spellings kept working),
+      ``metavar`` and ``repeatable`` (the option is given once per item, collected into a list);
+    - ``check_columns``: a check of the value against the tables' columns, called once the data is
+      read (a column named by a setting that no table has is refused rather than silently unused).
+    """
+
+    name: str
+    default: Any
+    help: str
+    constraints: tuple[Constraint, ...] = ()
+    parse: Callable[[str], Any] | None = int
+    flag: str | None = None
+    aliases: tuple[str, ...] = ()
+    metavar: str = "N"
+    repeatable: bool = False
+    check_columns: Callable[[Any, Mapping[str, Sequence[str]]], None] | None = None
+
+    @property
+    def option(self) -> str:
+        """The command-line option that sets it."""
+        return self.flag or "--" + self.name.replace("_", "-")
+
+    def check(self, value: Any, where: str = "report") -> None:
+        """Raise ``InvalidParameterError`` unless ``value`` meets the declared constraints."""
+        if self.constraints:
+            check_param(where, self.name, value, self.constraints)
 
 
 @dataclass(frozen=True)
@@ -117,85 +162,96 @@ class ReportColumns:
                     )
 
     def to_dict(self) -> dict[str, Any]:
-        def plain(value: Any) -> Any:
-            if isinstance(value, Mapping):
-                return {k: plain(v) for k, v in value.items()}
-            if isinstance(value, (list, tuple)):
-                return list(value)
-            return value
-
-        return {f: plain(getattr(self, f)) for f in _SECTIONS}
+        return {f: _plain(getattr(self, f)) for f in _SECTIONS}
 
 
 @dataclass(frozen=True)
 class ReportSettings:
-    """Every setting that changes a number in the report."""
+    """Every setting that changes a number in the report.
+
+    The fields are shared by every section; ``sections`` holds the sections' own settings by name
+    (``n_max_phik``, ``privacy_q``, ...), read as attributes like the fields. Build one with every
+    registered section's defaults through ``reportgen.catalogue.report_settings``; preparing a
+    context fills in any section default missing here.
+    """
 
     seed: int = 0
     n_max_train: int = 50_000
     n_max_test: int = 50_000
     n_max_synth: int = 50_000
-    n_max_phik: int = N_MAX_PHIK
     max_categories: int = 20
     n_bins: int = 20
     min_category_count: int = 10
-    privacy_q: float = 0.1
-    risk_confidence: float | None = None
-    privacy_repeats: int = 5
-    n_max_gower: int = 5_000
     max_encoded_levels: int = MAX_ENCODED_LEVELS
-    n_max_utility: int = N_MAX_UTILITY
-    n_max_detection: int = N_MAX_DETECTION
-    mia_max_targets: int = MIA_MAX_TARGETS
     columns: ReportColumns = ReportColumns()
     targets: Mapping[str, str] | None = None
-    risk_attacks: int = N_RISK_ATTACKS
-    risk_secrets: tuple[str, ...] | None = None
-    risk_link_columns: LinkColumns = None
+    sections: Mapping[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        """A section's setting, as if it were a field."""
+        values = self.__dict__.get("sections", {})
+        if name in values:
+            return values[name]
+        raise AttributeError(
+            f"ReportSettings has no setting {name!r}. Section settings are filled from the sections' "
+            "declarations by reportgen.catalogue.report_settings (and when a context is prepared)."
+        )
+
+    def with_sections(self, **values: Any) -> ReportSettings:
+        """These settings with the given section settings replaced or added."""
+        return replace(self, sections={**self.sections, **values})
 
     def to_dict(self) -> dict[str, Any]:
-        plain = {f.name: getattr(self, f.name) for f in fields(self)}
-        links = self.risk_link_columns
-        return plain | {
-            "columns": self.columns.to_dict(),
-            "targets": dict(self.targets) if self.targets else None,
-            "risk_secrets": list(self.risk_secrets) if self.risk_secrets is not None else None,
-            "risk_link_columns": None if links is None else [list(links[0]), list(links[1])],
-        }
+        """Every setting by name, flat (the sections' after the shared ones), as JSON values."""
+        shared = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "sections"}
+        every = shared | {"columns": self.columns.to_dict()} | dict(self.sections)
+        return {name: _plain(value) for name, value in every.items()}
 
 
-def check_risk_columns(
-    secrets: Sequence[str] | None, link_columns: LinkColumns, tables: Mapping[str, Sequence[str]]
-) -> None:
-    """Refuse secrets and linkability sets that name no column of any table (a typo drops nothing).
+def _plain(value: Any) -> Any:
+    """A setting's value as JSON holds it: mappings as dicts, sequences as lists."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
 
-    They apply to every table (and entity view) that holds them; ``link_columns`` must be two
-    non-empty lists of names, without a column in both.
+
+def check_secret_columns(secrets: Sequence[str] | None, tables: Mapping[str, Sequence[str]]) -> None:
+    """Refuse inference secrets that name no column of any table (a typo drops nothing).
+
+    They apply to every table (and entity view) that holds them.
     """
-    known = {c for columns in tables.values() for c in columns}
-    named = {"risk_secrets": list(secrets or [])}
-    if link_columns is not None:
-        if (
-            not isinstance(link_columns, (tuple, list))
-            or len(link_columns) != 2
-            or any(isinstance(part, str) or not part for part in link_columns)
-        ):
-            raise InvalidParameterError(
-                "risk_link_columns must be two non-empty lists of column names (the attacker's two "
-                f"sets). Got {link_columns!r} instead."
-            )
-        if set(link_columns[0]) & set(link_columns[1]):
-            raise InvalidParameterError(
-                f"risk_link_columns names {sorted(set(link_columns[0]) & set(link_columns[1]))} in both "
-                "sets; each column belongs to one set."
-            )
-        named["risk_link_columns"] = [*link_columns[0], *link_columns[1]]
-    for name, columns in named.items():
-        unknown = [c for c in columns if c not in known]
-        if unknown:
-            option = " (--secret on the command line)" if name == "risk_secrets" else ""
-            existing = "; ".join(f"table {t!r}: {', '.join(map(str, cs))}" for t, cs in tables.items())
-            raise InvalidParameterError(
-                f"{name}{option} names column(s) {', '.join(map(repr, unknown))} that no table has, so "
-                f"no attack can use them. Name columns of the data ({existing})."
-            )
+    _check_known("risk_secrets (--secret on the command line)", list(secrets or []), tables)
+
+
+def check_link_columns(link_columns: LinkColumns, tables: Mapping[str, Sequence[str]]) -> None:
+    """Refuse linkability sets that are not two non-empty lists of known columns, or share a column."""
+    if link_columns is None:
+        return
+    if (
+        not isinstance(link_columns, (tuple, list))
+        or len(link_columns) != 2
+        or any(isinstance(part, str) or not part for part in link_columns)
+    ):
+        raise InvalidParameterError(
+            "risk_link_columns must be two non-empty lists of column names (the attacker's two "
+            f"sets). Got {link_columns!r} instead."
+        )
+    if set(link_columns[0]) & set(link_columns[1]):
+        raise InvalidParameterError(
+            f"risk_link_columns names {sorted(set(link_columns[0]) & set(link_columns[1]))} in both "
+            "sets; each column belongs to one set."
+        )
+    _check_known("risk_link_columns", [*link_columns[0], *link_columns[1]], tables)
+
+
+def _check_known(name: str, columns: Sequence[str], tables: Mapping[str, Sequence[str]]) -> None:
+    known = {c for table_columns in tables.values() for c in table_columns}
+    unknown = [c for c in columns if c not in known]
+    if unknown:
+        existing = "; ".join(f"table {t!r}: {', '.join(map(str, cs))}" for t, cs in tables.items())
+        raise InvalidParameterError(
+            f"{name} names column(s) {', '.join(map(repr, unknown))} that no table has, so "
+            f"no attack can use them. Name columns of the data ({existing})."
+        )

@@ -61,14 +61,8 @@ def compute_privacy_stats(
     than 100 training rows) are left out; the report lists them with the reason.
     """
     settings = ReportSettings(
-        seed=seed,
-        n_max_train=n_max,
-        n_max_test=n_max,
-        n_max_synth=n_max,
-        privacy_q=q,
-        risk_confidence=risk_confidence,
-        privacy_repeats=n_repeats,
-    )
+        seed=seed, n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max
+    ).with_sections(privacy_q=q, risk_confidence=risk_confidence, privacy_repeats=n_repeats)
     with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
         outcomes = privacy_outcomes(ctx, section=False)
     return {
@@ -108,8 +102,8 @@ def compute_membership(
     if data_test is None:
         raise InvalidParameterError(f"compute_membership needs data_test: {NO_MEMBERSHIP_HOLDOUT}.")
     settings = ReportSettings(
-        seed=seed, n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max, mia_max_targets=max_targets
-    )
+        seed=seed, n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max
+    ).with_sections(mia_max_targets=max_targets)
     with prepared(data_train, data_test, data_synth, settings, schema=schema) as ctx:
         views = membership_outcomes(ctx)
     return {name: v.stats for name, v in views.items() if isinstance(v, ViewMembership)}
@@ -149,10 +143,8 @@ def compute_privacy_risks(
     if data_test is None:
         raise InvalidParameterError(f"compute_privacy_risks needs the holdout data: {NO_RISK_HOLDOUT}.")
     settings = ReportSettings(
-        seed=seed,
-        n_max_train=n_max,
-        n_max_test=n_max,
-        n_max_synth=n_max,
+        seed=seed, n_max_train=n_max, n_max_test=n_max, n_max_synth=n_max
+    ).with_sections(
         risk_attacks=n_attacks,
         risk_secrets=tuple(secrets) if secrets is not None else None,
         risk_link_columns=link_columns,

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from reportgen.catalogue import report_settings
 from reportgen.evaluation import evaluate
 from reportgen.gates import bar_specs
 from reportgen.preparation import prepare_context
@@ -99,7 +100,7 @@ PRINTED_SETTINGS = {
     "mia_max_targets", "risk_attacks",
 }  # fmt: skip
 
-CHANGED = ReportSettings(
+CHANGED = report_settings(
     seed=4,
     n_max_train=5_000,
     n_max_phik=1_234,

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from reportgen.catalogue import report_settings
 from reportgen.headlines import headlines
 from reportgen.metrics.membership import compute_membership_section
 from reportgen.metrics.privacy_risks import compute_privacy_risks_section
@@ -16,7 +17,6 @@ from reportgen.preparation import prepare_context
 from reportgen.results import ReportResults
 from reportgen.rules import SHARE_MARGIN
 from reportgen.sections.membership import EPSILON_MEANING
-from reportgen.settings import ReportSettings
 from reportgen.verdict import attack_alarms, verdicts
 from tests.metrics.test_membership import with_run
 from tests.metrics.test_privacy_risks import population
@@ -27,7 +27,7 @@ N_ATTACKS = 500
 
 def attacked(train: pd.DataFrame, test: pd.DataFrame, synth: pd.DataFrame) -> ReportResults:
     """Results holding the two attack sections, computed as ``report()`` computes them."""
-    ctx = prepare_context(train, test, synth, ReportSettings(risk_attacks=N_ATTACKS))
+    ctx = prepare_context(train, test, synth, report_settings(risk_attacks=N_ATTACKS))
     membership = compute_membership_section(ctx)
     sections = {"membership": membership, "privacy_risks": compute_privacy_risks_section(ctx)}
     return with_run(membership).model_copy(update={"sections": sections})

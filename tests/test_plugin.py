@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import reportgen as rg
 from reportgen import report
 from reportgen.metrics import registry
 from reportgen.verdict import verdicts
@@ -103,18 +104,23 @@ def test_a_plugin_finding_feeds_its_concern(plugin_report):
     assert fidelity.status == "concern" and "no missing values" in fidelity.why
 
 
-def test_the_command_line_takes_a_plugin_bar(tmp_path):
+def _report_on_the_command_line(tmp_path: Path, *options: str) -> subprocess.CompletedProcess:
+    """``reportgen report`` on CSV files of the tables, with the plugin installed."""
     train, holdout, synth = _tables(n=200)
     for name, frame in (("train", train), ("test", holdout), ("synth", synth)):
         frame.to_csv(tmp_path / f"{name}.csv", index=False)
-    run = subprocess.run(
-        [sys.executable, "-m", "reportgen.cli", "report", *ARGS, "--fail-under", "my_score=99.5", "-q"],
+    return subprocess.run(
+        [sys.executable, "-m", "reportgen.cli", "report", *ARGS, *options, "-q"],
         cwd=tmp_path,
         env=fresh_env(PLUGINS),
         capture_output=True,
         text=True,
         timeout=600,
     )
+
+
+def test_the_command_line_takes_a_plugin_bar(tmp_path):
+    run = _report_on_the_command_line(tmp_path, "--fail-under", "my_score=99.5")
     assert run.returncode == 3, run.stderr
     assert "Missing-value fidelity" in run.stdout + run.stderr
     helped = subprocess.run(
@@ -125,3 +131,25 @@ def test_the_command_line_takes_a_plugin_bar(tmp_path):
         timeout=120,
     )
     assert "my_score" in helped.stdout
+    assert "--missing-alarm-share SHARE" in helped.stdout  # the plugin's setting, from its declaration
+
+
+def test_a_plugin_setting_is_a_keyword_of_report_recorded_in_the_json(tmp_path):
+    """The plugin's declared setting reaches its compute step, the JSON's settings and the methodology."""
+    train, holdout, synth = _tables(n=200)
+    with plugin_installed():
+        results = report(train, holdout, synth, tmp_path / "r.html", missing_alarm_share=0.5)
+        with pytest.raises(rg.InvalidParameterError, match="'missing_alarm_share' parameter of report"):
+            report(train, holdout, synth, tmp_path / "bad.html", missing_alarm_share=2.0)
+    assert not any(f.code == "missing_values_dropped" for f in results.findings)  # 30% missing < 50%
+    assert json.loads((tmp_path / "r.json").read_text())["run"]["settings"]["missing_alarm_share"] == 0.5
+    assert "A column missing at least 50% of its training values" in (tmp_path / "r.html").read_text()
+    assert not (tmp_path / "bad.html").exists()
+
+
+def test_the_command_line_takes_a_plugin_setting(tmp_path):
+    run = _report_on_the_command_line(tmp_path, "--missing-alarm-share", "0.5")
+    assert run.returncode == 0, run.stderr
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert saved["run"]["settings"]["missing_alarm_share"] == 0.5
+    assert not any(f["code"] == "missing_values_dropped" for f in saved["findings"])

@@ -20,6 +20,9 @@ A section bundles what a page needs, with computing and drawing kept apart:
   result. Page 1, the release bars, the verdicts and the comparison with a previous release loop
   over these declarations; none keeps a table of names.
 - ``alarms``: the findings it raises that make a concern's verdict a concern (``Alarm``).
+- ``settings``: its own settings (``reportgen.settings.Setting``): each becomes a keyword of
+  ``report()``, an option of ``reportgen report``, a line of the run's settings in the JSON and the
+  report, and an attribute of ``context.settings`` its compute step reads.
 - ``methodology``: a template (in ``template_package``) with its paragraphs for the methodology
   appendix, given ``result`` (None when the section was not computed) and ``results``.
 
@@ -38,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 from reportgen.errors import ReportgenError
 from reportgen.results import Concern, Headline, SectionResult, Unit
 from reportgen.rules import Rule
+from reportgen.settings import Setting
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -233,6 +237,7 @@ class Section:
     split_reference: bool = False
     headlines: tuple[HeadlineSpec, ...] = ()
     alarms: tuple[Alarm, ...] = ()
+    settings: tuple[Setting, ...] = ()
     methodology: str | None = None
 
 

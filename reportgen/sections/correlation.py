@@ -6,9 +6,11 @@ from matplotlib.figure import Figure
 
 from reportgen.metrics.correlation import CorrelationResult, compute_correlation
 from reportgen.metrics.registry import HeadlineSpec, Reading, Section
+from reportgen.params import Interval
 from reportgen.render.correlation_figures import correlation_figure
 from reportgen.results import SectionResult
 from reportgen.rules import BelowReference
+from reportgen.settings import N_MAX_PHIK, Setting
 
 
 def _figures(result: SectionResult) -> dict[str, Figure]:
@@ -29,6 +31,14 @@ SECTION = Section(
     template="sections/correlation.html.j2",
     figures=_figures,
     split_reference=True,
+    settings=(
+        Setting(
+            "n_max_phik",
+            N_MAX_PHIK,
+            "cap on the rows of each input used for the phik matrices (a seeded uniform sample)",
+            (Interval(int, 1, None),),
+        ),
+    ),
     headlines=(
         HeadlineSpec(
             name="correlation",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from reportgen.metrics.detection import DetectionResult, compute_detection
 from reportgen.metrics.registry import Alarm, HeadlineSpec, Reading, Section
+from reportgen.params import Interval
 from reportgen.rules import BelowReference
+from reportgen.settings import N_MAX_DETECTION, Setting
 
 
 def _detection(r: DetectionResult) -> Reading:
@@ -19,6 +21,14 @@ SECTION = Section(
     compute=compute_detection,
     template="sections/detection.html.j2",
     split_reference=True,
+    settings=(
+        Setting(
+            "n_max_detection",
+            N_MAX_DETECTION,
+            "cap on the rows of each side of the detection test",
+            (Interval(int, 1, None),),
+        ),
+    ),
     headlines=(
         HeadlineSpec(
             name="detection",

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from reportgen.metrics.membership import MembershipResult, compute_membership_section
+from reportgen.metrics.membership import MIN_TARGETS, MembershipResult, compute_membership_section
 from reportgen.metrics.registry import HeadlineSpec, Reading, Section
+from reportgen.params import Interval
 from reportgen.render.membership_figures import roc_figure
 from reportgen.results import Headline, SectionResult
 from reportgen.rules import BeyondLevel, ShareAboveReference
+from reportgen.settings import MIA_MAX_TARGETS, Setting
 
 # nats: a few false positives move the bound; adult's leaky data gives 4.7 to 6.0 over seeds 0-4
 EPSILON_TOLERANCE = 1.0
@@ -64,6 +66,15 @@ SECTION = Section(
     compute=compute_membership_section,
     template="sections/membership.html.j2",
     figures=_figures,
+    settings=(
+        Setting(
+            "mia_max_targets",
+            MIA_MAX_TARGETS,
+            "membership attack targets per side (training rows as members, holdout rows as non-members)",
+            (Interval(int, MIN_TARGETS, None),),
+            aliases=("--max-targets",),
+        ),
+    ),
     headlines=(
         HeadlineSpec(
             name="mia_auc",

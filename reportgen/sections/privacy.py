@@ -6,9 +6,11 @@ from matplotlib.figure import Figure
 
 from reportgen.metrics.privacy import PrivacyResult, compute_privacy
 from reportgen.metrics.registry import Alarm, HeadlineSpec, Reading, Section
+from reportgen.params import Interval, NoneValue
 from reportgen.render.privacy_figures import privacy_figure
 from reportgen.results import SectionResult
 from reportgen.rules import BelowReference, ShareAboveReference
+from reportgen.settings import Setting
 
 
 def _figures(result: SectionResult) -> dict[str, Figure]:
@@ -53,6 +55,37 @@ SECTION = Section(
     compute=compute_privacy,
     template="sections/privacy.html.j2",
     figures=_figures,
+    settings=(
+        Setting(
+            "privacy_q",
+            0.1,
+            "quantile of the training-to-training proximity ratio (TTPR) used as the threshold",
+            (Interval(float, 0, 1, closed="neither"),),
+            parse=float,
+            aliases=("--q",),
+            metavar="Q",
+        ),
+        Setting(
+            "risk_confidence",
+            None,
+            "the privacy risk's correction C: the risk counts n - C*sqrt(n) close rows (default none)",
+            (NoneValue(), Interval(float, 0, None)),
+            parse=float,
+            metavar="C",
+        ),
+        Setting(
+            "privacy_repeats",
+            5,
+            "random halvings of the training data the proximity ratios are averaged over",
+            (Interval(int, 1, None),),
+        ),
+        Setting(
+            "n_max_gower",
+            5_000,
+            "cap on the rows of each role in the maximum-similarity (Gower) comparison",
+            (Interval(int, 1, None),),
+        ),
+    ),
     headlines=(
         HeadlineSpec(
             name="privacy",

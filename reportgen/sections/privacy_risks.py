@@ -6,7 +6,15 @@ from collections.abc import Callable
 
 from reportgen.metrics.privacy_risks import PrivacyRisksResult, compute_privacy_risks_section
 from reportgen.metrics.registry import HeadlineSpec, Reading, Section
+from reportgen.params import InstanceOf, Interval, NoneValue
 from reportgen.rules import IntervalAboveZero
+from reportgen.settings import (
+    MIN_RISK_ATTACKS,
+    N_RISK_ATTACKS,
+    Setting,
+    check_link_columns,
+    check_secret_columns,
+)
 
 
 def risk_interval_label(intervals: int | None) -> str:
@@ -53,6 +61,33 @@ SECTION = Section(
     result_type=PrivacyRisksResult,
     compute=compute_privacy_risks_section,
     template="sections/privacy_risks.html.j2",
+    settings=(
+        Setting(
+            "risk_attacks",
+            N_RISK_ATTACKS,
+            "targets per side of the singling-out, linkability and inference attacks",
+            (Interval(int, MIN_RISK_ATTACKS, None),),
+        ),
+        Setting(
+            "risk_secrets",
+            None,
+            "a column the inference attack guesses, repeatable (default: every column, capped)",
+            (NoneValue(), InstanceOf((list, tuple), "a list of column names")),
+            parse=str,
+            flag="--secret",
+            metavar="COLUMN",
+            repeatable=True,
+            check_columns=check_secret_columns,
+        ),
+        Setting(
+            "risk_link_columns",
+            None,
+            "the linkability attacker's two column sets (default: a seeded random split)",
+            (NoneValue(), InstanceOf((list, tuple), "two lists of column names")),
+            parse=None,
+            check_columns=check_link_columns,
+        ),
+    ),
     headlines=(
         _risk(
             "singling_out",

@@ -13,9 +13,11 @@ from reportgen.metrics.utility import (
     synthetic_self_score,
     utility_relative,
 )
+from reportgen.params import Interval
 from reportgen.render.utility_figures import utility_figure
 from reportgen.results import SectionResult
 from reportgen.rules import BelowReference
+from reportgen.settings import N_MAX_UTILITY, Setting
 
 
 def _figures(result: SectionResult) -> dict[str, Figure]:
@@ -84,6 +86,14 @@ SECTION = Section(
     template="sections/utility.html.j2",
     figures=_figures,
     split_reference=True,
+    settings=(
+        Setting(
+            "n_max_utility",
+            N_MAX_UTILITY,
+            "cap on the rows each utility model learns from and is scored on (synthetic: twice it)",
+            (Interval(int, 1, None),),
+        ),
+    ),
     headlines=(
         HeadlineSpec(
             name="tstr",

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from reportgen.catalogue import report_settings
 from reportgen.metrics.association import NOISE_Z, association_retained, compute_association, noise_pairs
 from reportgen.metrics.correlation import compute_correlation, phik_matrices
 from reportgen.metrics.registry import MetricNotComputed
@@ -33,7 +34,7 @@ def marginals(frame: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
 
 
 def association(train, test, synth, **settings):
-    return compute_association(prepare_context(train, test, synth, ReportSettings(**settings)))
+    return compute_association(prepare_context(train, test, synth, report_settings(**settings)))
 
 
 @pytest.fixture(scope="module")

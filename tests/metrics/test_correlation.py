@@ -8,6 +8,7 @@ import phik
 import pytest
 
 from reportgen import ReportResults, report
+from reportgen.catalogue import report_settings
 from reportgen.metrics.correlation import CorrelationResult, compute_correlation
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.preparation import prepare_context
@@ -32,7 +33,7 @@ def population(n: int, rng: np.random.Generator) -> pd.DataFrame:
 
 
 def correlation(train, test, synth, **settings):
-    ctx = prepare_context(train, test, synth, ReportSettings(**settings))
+    ctx = prepare_context(train, test, synth, report_settings(**settings))
     return compute_correlation(ctx), ctx
 
 

@@ -12,6 +12,7 @@ from sklearn.model_selection import StratifiedKFold
 
 import reportgen as rg
 from reportgen.alarms import section_alarms
+from reportgen.catalogue import report_settings
 from reportgen.headlines import headlines
 from reportgen.metrics.detection import (
     MIN_LEAF,
@@ -41,7 +42,7 @@ ALARMS = {alarm.code: alarm.concern for alarm in SECTION.alarms}
 
 
 def detection(train, test, synth, **settings):
-    return compute_detection(prepare_context(train, test, synth, ReportSettings(**settings)))
+    return compute_detection(prepare_context(train, test, synth, report_settings(**settings)))
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,10 @@ import pytest
 from pypdf import PdfReader
 
 from reportgen import report
-from reportgen.catalogue import sections
+from reportgen.catalogue import report_settings, sections
 from reportgen.metrics.distributions import MAX_PAIR_PLOTS, compute_distributions
 from reportgen.preparation import prepare_context
 from reportgen.render.document import write_report
-from reportgen.settings import ReportSettings
 
 RARE = "Zebediah-Quxworth"  # held by one real row: must never be printed
 
@@ -43,7 +42,7 @@ def frames():
 
 
 def distributions(train, test, synth, **settings):
-    return compute_distributions(prepare_context(train, test, synth, ReportSettings(**settings))).tables[0]
+    return compute_distributions(prepare_context(train, test, synth, report_settings(**settings))).tables[0]
 
 
 def by_column(table):

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
+from reportgen.catalogue import report_settings
 from reportgen.metrics.membership import NO_HOLDOUT, MembershipResult, compute_membership_section
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.preparation import prepare_context
@@ -97,7 +98,7 @@ def with_run(result: MembershipResult) -> ReportResults:
         reportgen_version="0",
         created_at="2025-01-01T00:00:00+00:00",
         seed=3,
-        settings=ReportSettings(seed=3).to_dict(),
+        settings=report_settings(seed=3).to_dict(),
         versions={},
         has_holdout=True,
     )

@@ -9,12 +9,13 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
+from reportgen.catalogue import report_settings
 from reportgen.data.roles import SYNTH, TRAIN
 from reportgen.metrics.privacy import compute_privacy
 from reportgen.preparation import prepare_context
 from reportgen.privacy import proximity
 from reportgen.privacy.proximity import EmbeddedRows, copy_share, nearest_neighbour_distances, proximity_stats
-from reportgen.settings import MAX_ENCODED_LEVELS, ReportSettings
+from reportgen.settings import MAX_ENCODED_LEVELS
 from reportgen.standalone import compute_privacy_stats
 
 
@@ -237,7 +238,7 @@ def test_exact_copies_of_the_report_equal_the_brute_force_count():
     rng = np.random.default_rng(3)
     train, synth = small_values(1500, rng, 40), small_values(1500, rng, 40)
     synth.iloc[:200] = train.iloc[:200].to_numpy()
-    ctx = prepare_context(train, None, synth, ReportSettings(privacy_repeats=1, n_max_gower=200))
+    ctx = prepare_context(train, None, synth, report_settings(privacy_repeats=1, n_max_gower=200))
     table = compute_privacy(ctx).tables[0]
     assert table.distances.exact_copies == merged_share(synth, train)
 
@@ -289,7 +290,7 @@ def with_cities(n: int, rng: np.random.Generator) -> pd.DataFrame:
 def test_a_3000_level_column_gives_a_bounded_distance_space_and_a_finding():
     rng = np.random.default_rng(9)
     train, synth = with_cities(20_000, rng), with_cities(20_000, rng)
-    ctx = prepare_context(train, None, synth, ReportSettings(privacy_repeats=2, n_max_gower=1000))
+    ctx = prepare_context(train, None, synth, report_settings(privacy_repeats=2, n_max_gower=1000))
     space = ctx.table("table").distance_space
     assert train["city"].nunique() == 3000
     assert space.n_features == MAX_ENCODED_LEVELS + 1 + (1 + 4 + 1)  # kept + "(other)"; age, segment, amount

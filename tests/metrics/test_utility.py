@@ -9,6 +9,7 @@ from sklearn.linear_model import BayesianRidge
 from sklearn.naive_bayes import GaussianNB
 
 import reportgen as rg
+from reportgen.catalogue import report_settings
 from reportgen.cli import main
 from reportgen.data.io import write_folder
 from reportgen.data.schema import ColumnKind, Schema, Table
@@ -40,7 +41,7 @@ def people(n: int, rng: np.random.Generator, *, shuffle: bool = False) -> pd.Dat
 
 
 def utility(train, test, synth, targets=None, **settings):
-    ctx = prepare_context(train, test, synth, ReportSettings(targets=targets or {"table": "y"}, **settings))
+    ctx = prepare_context(train, test, synth, report_settings(targets=targets or {"table": "y"}, **settings))
     return compute_utility(ctx)
 
 

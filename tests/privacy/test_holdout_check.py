@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
+from reportgen.catalogue import report_settings
 from reportgen.gates import bars_in_force, evaluate_gates
 from reportgen.headlines import HOLDOUT_SEEN_CAVEAT, headlines
 from reportgen.metrics.privacy import PrivacyResult, compute_privacy
 from reportgen.preparation import prepare_context
 from reportgen.privacy.holdout_check import saw_holdout
-from reportgen.settings import ReportSettings
 from reportgen.verdict import verdicts
 
 
@@ -48,7 +48,7 @@ def leaky(fresh: pd.DataFrame, seen: pd.DataFrame, share: float, rng: np.random.
 
 
 def check(train: pd.DataFrame, test: pd.DataFrame, synth: pd.DataFrame, seed: int = 0):
-    settings = ReportSettings(seed=seed, privacy_repeats=1, n_max_gower=200)
+    settings = report_settings(seed=seed, privacy_repeats=1, n_max_gower=200)
     return compute_privacy(prepare_context(train, test, synth, settings)).holdout_check
 
 
@@ -116,7 +116,7 @@ def test_without_a_holdout_there_is_no_check(real):
 
 def test_results_saved_before_the_check_still_load(real):
     train, test, fresh = real
-    result = compute_privacy(prepare_context(train, test, fresh, ReportSettings(privacy_repeats=1)))
+    result = compute_privacy(prepare_context(train, test, fresh, report_settings(privacy_repeats=1)))
     saved = json.loads(result.model_dump_json())
     del saved["holdout_check"], saved["holdout_check_table"]
     for table in saved["tables"]:

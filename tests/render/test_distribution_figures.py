@@ -6,16 +6,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from reportgen.catalogue import report_settings
 from reportgen.metrics.distributions import compute_distributions
 from reportgen.preparation import prepare_context
 from reportgen.render.distribution_figures import PAIR_LABEL, column_figure, pair_figure
-from reportgen.settings import ReportSettings
 
 CUT_NUMBER = re.compile(r"\d[,.]?…|…[,.]?\d")
 
 
 def distributions(train: pd.DataFrame, synth: pd.DataFrame, **settings):
-    context = prepare_context(train, None, synth, ReportSettings(**settings))
+    context = prepare_context(train, None, synth, report_settings(**settings))
     return compute_distributions(context).tables[0]
 
 

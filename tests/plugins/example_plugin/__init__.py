@@ -2,7 +2,8 @@
 
 It touches no reportgen file, yet has every power a built-in section has: a page, a page-1 headline
 with a reference, a release bar (``--fail-under my_score=70``), a finding that feeds the fidelity
-verdict, and a methodology paragraph. The measure: how well the synthetic data keeps each column's
+verdict, a setting (``report(missing_alarm_share=0.2)``, ``--missing-alarm-share 0.2``) and a
+methodology paragraph. The measure: how well the synthetic data keeps each column's
 share of missing values.
 """
 
@@ -11,10 +12,10 @@ from __future__ import annotations
 import pandas as pd
 
 from reportgen.metrics.registry import Alarm, HeadlineSpec, MetricNotComputed, Reading, Section
+from reportgen.params import Interval
 from reportgen.results import Finding, SectionResult
 from reportgen.rules import BelowReference
-
-DROPPED = 0.05  # a column missing this share of training values, and none in the synthetic data
+from reportgen.settings import Setting
 
 
 class MissingValuesResult(SectionResult):
@@ -34,6 +35,7 @@ def compute(ctx) -> MissingValuesResult:
     tables = [name for name in ctx.table_names if len(ctx.train[name].columns)]
     if not tables:
         raise MetricNotComputed("no compared columns")
+    dropped = ctx.settings.missing_alarm_share
     scores, references, columns = [], [], 0
     for name in tables:
         train, synth = ctx.train[name], ctx.synth[name]
@@ -42,13 +44,13 @@ def compute(ctx) -> MissingValuesResult:
             references.append(_score(train, ctx.test[name]))
         columns += len(train.columns)
         for column in train.columns:
-            if train[column].isna().mean() >= DROPPED and not synth[column].isna().any():
+            if train[column].isna().mean() >= dropped and not synth[column].isna().any():
                 ctx.findings.append(
                     Finding(
                         severity="warning",
                         code="missing_values_dropped",
                         message=f"The synthetic data has no missing values in a column where the training "
-                        f"data misses at least {DROPPED:.0%}.",
+                        f"data misses at least {dropped:.0%}.",
                         table=name,
                         column=column,
                     )
@@ -74,6 +76,16 @@ SECTION = Section(
     template="missing_values.html.j2",
     template_package="example_plugin",
     methodology="missing_values_methodology.html.j2",
+    settings=(
+        Setting(
+            "missing_alarm_share",
+            0.05,
+            "share of training values missing above which a synthetic column with none is flagged",
+            (Interval(float, 0, 1, closed="right"),),
+            parse=float,
+            metavar="SHARE",
+        ),
+    ),
     headlines=(
         HeadlineSpec(
             name="my_score",
