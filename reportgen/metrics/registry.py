@@ -21,7 +21,9 @@ A section bundles what a page needs, with computing and drawing kept apart:
   over these declarations; none keeps a table of names.
 - ``alarms``: the findings it raises that make a concern's verdict a concern (``Alarm``).
 - ``methodology``: a template (in ``template_package``) with its paragraphs for the methodology
-  appendix, given ``result`` (None when the section was not computed) and ``results``.
+  appendix, given ``run``, ``result`` (None when the section was not computed) and ``results``.
+  It is one numbered part headed by the title, or declares its own parts with the ``method``
+  macro of ``methodology_macros.html.j2`` (which also links to parts and cites references).
 
 A third-party package adds a section by exposing a ``Section`` (or a zero-argument callable that
 returns one) under the ``reportgen.metrics`` entry-point group; built-ins use the same registry.
