@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import re
@@ -14,14 +15,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from reportgen.catalogue import report_settings
+from reportgen.catalogue import report_settings, sections
+from reportgen.errors import RenderError
 from reportgen.evaluation import evaluate
-from reportgen.gates import bar_specs
+from reportgen.metrics.registry import Section
 from reportgen.preparation import prepare_context
 from reportgen.privacy.risks import wilson
+from reportgen.render.document import appendix_context, appendix_numbers, render_back_matter
 from reportgen.render.environment import environment
 from reportgen.render.formatting import fmt_count
-from reportgen.results import RunInfo
+from reportgen.results import ReportResults
 from reportgen.settings import ReportSettings
 
 # Characters of the page's mathematics that ruff flags as look-alikes of ASCII letters, named here.
@@ -36,27 +39,30 @@ MINUS, ALPHA, BETA, NU = (
 # WeasyPrint's warning where the optional system library HarfBuzz-Subset is absent (not a style issue).
 FONT_SUBSET_FALLBACK = "Using fontTools instead of HarfBuzz-Subset"
 
+# The general parts, then each section's in registry order (a section without parts of its own,
+# sequences, is headed by its title), then the references.
 HEADINGS = [
     "Column kinds and missing values",
     "Sampling and splits",
+    "The distance space",
+    "Nearest-neighbour search",
+    "Entity-level views",
+    "Release bars and fingerprints",
+    "Did the generator see the holdout?",
     "Univariate and bivariate similarity",
     "Distribution plots",
     "Phik correlations",
+    "Association retained",
+    "Detection test",
     "Relational metrics",
-    "The distance space",
-    "Nearest-neighbour search",
+    "Fidelity: sequences",
+    "Membership inference attacks",
+    "Singling out, linkability and inference",
     "1-NN distances and exact copies",
     "Proximity ratios and the privacy score",
     "Maximum similarity (Gower)",
-    "Entity-level views",
     f"{ALPHA}-precision, {BETA}-recall and authenticity",
     "Utility: TSTR and synthetic ranking agreement",
-    "Association retained",
-    "Detection test",
-    "Membership inference attacks",
-    "Singling out, linkability and inference",
-    "Release bars and fingerprints",
-    "Did the generator see the holdout?",
     "References",
 ]
 
@@ -133,27 +139,34 @@ def frames() -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return real.iloc[:200], real.iloc[200:], synth
 
 
-def run_with(settings: ReportSettings) -> RunInfo:
-    """The RunInfo that ``report()`` records for these settings (same code path, nothing written)."""
+def run_with(settings: ReportSettings) -> ReportResults:
+    """The results that ``report()`` computes for these settings (same code path, nothing written)."""
     train, test, synth = frames()
-    return evaluate(prepare_context(train, test, synth, settings), title="appendix test").run
+    return evaluate(prepare_context(train, test, synth, settings), title="appendix test")
 
 
 @pytest.fixture(scope="module")
-def default_run() -> RunInfo:
+def default_results() -> ReportResults:
     return run_with(ReportSettings())
 
 
 @pytest.fixture(scope="module")
-def changed_run() -> RunInfo:
+def changed_results() -> ReportResults:
     return run_with(CHANGED)
 
 
-DECLARED = {"bar_specs": list(bar_specs().values()), "methodologies": []}  # what the document passes
+def render(template: str, results: ReportResults, pages: list[Section] | None = None) -> str:
+    """The appendix or the glossary as the document renders it, with every section's methodology."""
+    return render_back_matter(template, results, sections() if pages is None else pages)
 
 
-def render(template: str, run: RunInfo) -> str:
-    return environment().get_template(template).render(run=run, **DECLARED)
+def with_run(results: ReportResults, **changes: object) -> ReportResults:
+    return results.model_copy(update={"run": results.run.model_copy(update=changes)})
+
+
+def number_of(anchor: str) -> str:
+    """The number the appendix gives the part ``anchor`` (so the tests follow a renumbering)."""
+    return f"A.{appendix_numbers(environment(), sections())[anchor]}"
 
 
 def text_of(html: str) -> str:
@@ -217,8 +230,8 @@ class Structure(HTMLParser):
         return parser
 
 
-def test_every_section_is_there_in_report_order(default_run):
-    html = render("appendix.html.j2", default_run)
+def test_every_section_is_there_in_report_order(default_results):
+    html = render("appendix.html.j2", default_results)
     assert html.lstrip().startswith('<section class="appendix" id="methodology">')
     structure = Structure.of(html)
     assert [" ".join(h.split()) for h in structure.text["h2"]] == ["Methodology"]
@@ -230,9 +243,10 @@ def test_every_section_is_there_in_report_order(default_run):
             assert heading == f"A.{i} {expected}"
 
 
-def test_the_settings_shown_are_the_runs(default_run, changed_run):
-    for run in (default_run, changed_run):
-        html = render("appendix.html.j2", run)
+def test_the_settings_shown_are_the_runs(default_results, changed_results):
+    for results in (default_results, changed_results):
+        run = results.run
+        html = render("appendix.html.j2", results)
         shown = shown_settings(html)
         assert set(shown) >= PRINTED_SETTINGS, PRINTED_SETTINGS - set(shown)
         for name, values in shown.items():
@@ -240,8 +254,9 @@ def test_the_settings_shown_are_the_runs(default_run, changed_run):
         assert ("risk_confidence" in shown) == (run.settings["risk_confidence"] is not None)
 
 
-def test_a_changed_setting_changes_the_page(default_run, changed_run):
-    default, changed = (text_of(render("appendix.html.j2", r)) for r in (default_run, changed_run))
+def test_a_changed_setting_changes_the_page(default_results, changed_results):
+    default_run, changed_run = default_results.run, changed_results.run
+    default, changed = (text_of(render("appendix.html.j2", r)) for r in (default_results, changed_results))
     assert changed_run.settings["n_bins"] == 7 and default_run.settings["n_bins"] == 20
     assert "7 quantile bins of the training data" in changed
     assert "20 quantile bins of the training data" in default
@@ -264,8 +279,8 @@ def test_a_changed_setting_changes_the_page(default_run, changed_run):
         assert f"±{low:.1f} points when both rates are near 5%, ±{half:.1f} points near 50%" in text
 
 
-def test_each_reference_is_listed_and_cited(default_run):
-    html = render("appendix.html.j2", default_run)
+def test_each_reference_is_listed_and_cited(default_results):
+    html = render("appendix.html.j2", default_results)
     references = html[html.index('id="m-references"') :]
     for title in REFERENCE_TITLES:
         assert title in text_of(references), title
@@ -278,8 +293,8 @@ def test_each_reference_is_listed_and_cited(default_run):
     assert numbers == [str(i) for i in range(1, len(listed) + 1)]
 
 
-def test_the_glossary_defines_each_term_in_order(default_run):
-    html = render("glossary.html.j2", default_run)
+def test_the_glossary_defines_each_term_in_order(default_results):
+    html = render("glossary.html.j2", default_results)
     assert html.lstrip().startswith('<section class="glossary" id="glossary">')
     structure = Structure.of(html)
     assert [" ".join(h.split()) for h in structure.text["h2"]] == ["Glossary"]
@@ -295,39 +310,76 @@ def test_the_glossary_defines_each_term_in_order(default_run):
     assert len(definitions) == len(terms) and all(text_of(d) for d in definitions)
 
 
-def test_links_resolve_and_ids_are_unique(default_run):
-    both = Structure.of(render("appendix.html.j2", default_run) + render("glossary.html.j2", default_run))
+def test_links_resolve_and_ids_are_unique(default_results):
+    both = Structure.of(
+        render("appendix.html.j2", default_results) + render("glossary.html.j2", default_results)
+    )
     assert len(both.ids) == len(set(both.ids))
     assert set(both.links) <= set(both.ids), set(both.links) - set(both.ids)
 
 
-def test_renders_without_undefined_values_for_older_and_fuller_runs(default_run):
-    older = default_run.model_copy(
-        update={"settings": {k: v for k, v in default_run.settings.items() if k != "n_max_utility"}}
+def test_every_link_to_a_part_shows_that_part_s_number(default_results):
+    """Links are resolved by anchor, so a renumbering moves them with their part."""
+    html = render("appendix.html.j2", default_results) + render("glossary.html.j2", default_results)
+    headings = dict(re.findall(r'<div class="method" id="([^"]+)">\s*<h3>(A\.\d+) ', html))
+    assert list(headings.values()) == [f"A.{i}" for i in range(1, len(headings) + 1)]
+    links = re.findall(r'<a class="xref" href="#([^"]+)">([^<]*)</a>', html)
+    assert len(links) > 40
+    for anchor, shown in links:
+        assert shown == headings[anchor], (anchor, shown)
+
+
+def test_no_template_writes_a_part_number_by_hand():
+    """Numbers come from ``numbers`` only; the glossary's lead names one as an example of the form."""
+    templates = files("reportgen").joinpath("templates")
+    found = {}
+    for path in [*templates.iterdir(), *templates.joinpath("sections").iterdir()]:
+        if path.name.endswith(".j2"):
+            text = path.read_text(encoding="utf-8").replace("Section numbers such as A.3 point", "")
+            found[path.name] = re.findall(r".{20}\bA\.\d.{10}", text)
+    assert {name: hits for name, hits in found.items() if hits} == {}
+
+
+def test_a_link_to_no_part_and_an_anchor_declared_twice_are_errors(default_results):
+    env = environment()
+    page = env.from_string(
+        '{% from "methodology_macros.html.j2" import xref with context %}{{ xref("m-nowhere") }}'
     )
-    with_target = default_run.model_copy(
-        update={"settings": default_run.settings | {"targets": {"table": "city"}}, "has_holdout": False}
+    with pytest.raises(RenderError, match="'m-nowhere'"):
+        page.render(numbers=appendix_numbers(env, sections()))
+    similarity = next(s for s in sections() if s.name == "similarity")
+    twice = [*sections(), dataclasses.replace(similarity, name="similarity_again", order=99)]
+    with pytest.raises(RenderError, match="m-similarity"):
+        render("appendix.html.j2", default_results, twice)
+
+
+def test_renders_without_undefined_values_for_older_and_fuller_runs(default_results):
+    settings = default_results.run.settings
+    older = with_run(default_results, settings={k: v for k, v in settings.items() if k != "n_max_utility"})
+    with_target = with_run(
+        default_results, settings=settings | {"targets": {"table": "city"}}, has_holdout=False
     )
-    for run in (older, with_target):
+    for results in (older, with_target):
         for template in ("appendix.html.j2", "glossary.html.j2"):
-            html = render(template, run)
+            html = render(template, results)
             assert "{{" not in html and "{%" not in html
             Structure.of(html)
     assert "table.city" in text_of(render("appendix.html.j2", with_target))
     assert "none was given for this report" in text_of(render("appendix.html.j2", with_target))
 
 
-def test_both_render_as_includes_of_the_document(default_run):
+def test_both_render_as_includes_of_the_document(default_results):
     """The document template includes them with ``run`` in scope; the output equals a direct render."""
-    env = environment()
+    env, pages = environment(), sections()
+    context = appendix_context(env, default_results, pages, appendix_numbers(env, pages))
     for template in ("appendix.html.j2", "glossary.html.j2"):
         included = env.from_string(f'<main>{{% include "{template}" %}}</main>').render(
-            run=default_run, **DECLARED
+            run=default_results.run, **context
         )
-        assert included == f"<main>{render(template, default_run)}</main>"
+        assert included == f"<main>{render(template, default_results)}</main>"
 
 
-def test_the_constants_written_out_match_the_code(default_run):
+def test_the_constants_written_out_match_the_code(default_results):
     """Numbers of the appendix that are module constants, not settings: a change in the code shows here."""
     from reportgen.data.kinds import TEXT_DISTINCT_RATIO, TEXT_MIN_DISTINCT
     from reportgen.gates import bar_specs, default_bars
@@ -355,7 +407,7 @@ def test_the_constants_written_out_match_the_code(default_run):
     )
     from reportgen.render import distribution_figures, wide
 
-    text = text_of(render("appendix.html.j2", default_run))
+    text = text_of(render("appendix.html.j2", default_results))
     low, high = distributions.PLOT_RANGE
     config = one_class.OneClassConfig()
     expected = [
@@ -425,7 +477,7 @@ def test_the_constants_written_out_match_the_code(default_run):
         f"all B hold together with {membership.EPSILON_CONFIDENCE:.1%} confidence",
         f"{2 * len(membership.ATTACKS)} one-sided bounds, each at {membership.epsilon_level(len(membership.ATTACKS)):.2%}",
         f"anonymeter's interval at the level 1 {MINUS} {1 - risks.CONFIDENCE:.0%}/M (Bonferroni)",
-        f"the risk intervals (A.18) hold together with {risks.CONFIDENCE:.0%} confidence",
+        f"the risk intervals ({number_of('m-attacks')}) hold together with {risks.CONFIDENCE:.0%} confidence",
         f"at least {metrics_membership.MIN_TARGETS} targets per side ({metrics_membership.MIN_TARGETS} training, "
         f"{2 * metrics_membership.MIN_TARGETS} holdout and {metrics_membership.MIN_TARGETS} synthetic rows)",
         f"a synthetic row and {risks.PREDICATE_COLUMNS} of its columns drawn at random",
@@ -453,7 +505,7 @@ def test_the_constants_written_out_match_the_code(default_run):
 @pytest.mark.parametrize(
     "subset_with", [pytest.param("HarfBuzz-Subset", marks=pytest.mark.needs("HarfBuzz-Subset")), "fontTools"]
 )
-def test_the_styles_lay_out_cleanly_in_weasyprint(default_run, caplog, monkeypatch, subset_with):
+def test_the_styles_lay_out_cleanly_in_weasyprint(default_results, caplog, monkeypatch, subset_with):
     """The two sections with report.css and appendix.css make a PDF without CSS or layout warnings.
 
     Where the system's HarfBuzz-Subset is absent (README's commands cannot install it), WeasyPrint
@@ -468,7 +520,7 @@ def test_the_styles_lay_out_cleanly_in_weasyprint(default_run, caplog, monkeypat
         files("reportgen").joinpath(f"templates/{name}").read_text(encoding="utf-8")
         for name in ("report.css", "appendix.css")
     )
-    body = render("appendix.html.j2", default_run) + render("glossary.html.j2", default_run)
+    body = render("appendix.html.j2", default_results) + render("glossary.html.j2", default_results)
     document = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>t</title>'
         f"<style>{styles}</style></head><body>{body}</body></html>"

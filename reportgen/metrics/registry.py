@@ -24,7 +24,9 @@ A section bundles what a page needs, with computing and drawing kept apart:
   ``report()``, an option of ``reportgen report``, a line of the run's settings in the JSON and the
   report, and an attribute of ``context.settings`` its compute step reads.
 - ``methodology``: a template (in ``template_package``) with its paragraphs for the methodology
-  appendix, given ``result`` (None when the section was not computed) and ``results``.
+  appendix, given ``run``, ``result`` (None when the section was not computed) and ``results``.
+  It is one numbered part headed by the title, or declares its own parts with the ``method``
+  macro of ``methodology_macros.html.j2`` (which also links to parts and cites references).
 
 A third-party package adds a section by exposing a ``Section`` (or a zero-argument callable that
 returns one) under the ``reportgen.metrics`` entry-point group; built-ins use the same registry.

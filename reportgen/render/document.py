@@ -5,16 +5,22 @@ out the result (page 1's headlines are in the results, as printed). Nor does it 
 the caller hands it the sections that may have pages, whose declarations it reads (template,
 figures, the rules its templates mark numbers with, methodology, bars). The HTML inlines its CSS and
 figures, so the one file works offline; the PDF is made from the same HTML.
+
+The methodology appendix is numbered here, before anything is rendered: its general parts (in
+``appendix.html.j2``), then each registered section's parts (its ``methodology`` template), in
+registry order, so a plugin's methodology is numbered like a built-in's. Every template links to a
+part by its anchor (``xref`` in ``methodology_macros.html.j2``), never by a number.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment, nodes
 from markupsafe import Markup
 
 from reportgen.errors import RenderError
@@ -27,6 +33,8 @@ from reportgen.results import ReportResults
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
 NOT_COMPUTED_TEMPLATE = "sections/not_computed.html.j2"
+APPENDIX_TEMPLATE = "appendix.html.j2"
+METHOD_MACRO = "method"  # methodology_macros.html.j2: one numbered part of the appendix
 
 
 @dataclass(frozen=True)
@@ -38,6 +46,30 @@ class RenderedSection:
     html: Markup
 
 
+@dataclass(frozen=True)
+class RenderedMethodology:
+    """A section's methodology for the appendix; ``anchor`` is set where the document adds its heading.
+
+    A template that declares its parts (``{% call method("m-x", "Title") %}``) brings their
+    headings; one that holds paragraphs only (a plugin's, say) is one part, headed by the section's
+    title, at ``anchor``.
+    """
+
+    anchor: str | None
+    title: str
+    html: Markup
+
+
+class AppendixNumbers(dict[str, int]):
+    """Each methodology part's number by its anchor id; an anchor no part declares is an error."""
+
+    def __missing__(self, anchor: str) -> int:
+        raise RenderError(
+            f"A template links to the methodology part {anchor!r}, which no methodology template declares "
+            f"(declared: {', '.join(self)})."
+        )
+
+
 def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256: str | None = None) -> str:
     """The whole report as one HTML document; ``json_sha256`` is the fingerprint of its JSON.
 
@@ -46,8 +78,9 @@ def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256
     """
     registered = {s.name: s for s in pages}
     shown = [registered[name] for name in _page_order(results, registered)]
-    env = environment(packages_of(s.template_package for s in shown))
-    rendered = [_render_section(env, s, results) for s in shown]
+    env = environment(packages_of(s.template_package for s in pages))
+    numbers = appendix_numbers(env, pages)
+    rendered = [_render_section(env, s, results, numbers) for s in shown]
     css = "".join(
         files("reportgen").joinpath(f"templates/{name}").read_text(encoding="utf-8")
         for name in ("report.css", "appendix.css")
@@ -66,9 +99,8 @@ def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256
             if r.status == "not_applicable" and name in registered
         },
         sections=rendered,
-        bar_specs=[h for s in registered.values() for h in s.headlines if h.bar],
-        methodologies=[_methodology(env, s, results) for s in shown if s.methodology],
         contents=_contents(results, rendered),
+        **appendix_context(env, results, pages, numbers),
         css=Markup(css),
         json_sha256=json_sha256,
     )
@@ -93,7 +125,73 @@ def _page_order(results: ReportResults, registered: dict[str, Section]) -> list[
     return [s.name for s in registered.values() if s.name in shown]
 
 
-def _render_section(env, section: Section, results: ReportResults) -> RenderedSection:
+def appendix_context(
+    env: Environment, results: ReportResults, pages: Sequence[Section], numbers: AppendixNumbers
+) -> dict[str, Any]:
+    """What the appendix and the glossary are rendered with, besides ``run``.
+
+    Every registered section's methodology (described whether or not it applies to these inputs,
+    as the appendix says), the part numbers their links read, and the release bars on offer.
+    """
+    return {
+        "numbers": numbers,
+        "methodologies": [_methodology(env, s, results, numbers) for s in pages if s.methodology],
+        "bar_specs": [h for s in pages for h in s.headlines if h.bar],
+    }
+
+
+def render_back_matter(template: str, results: ReportResults, pages: Sequence[Section]) -> str:
+    """``appendix.html.j2`` or ``glossary.html.j2`` alone, rendered as ``render_html`` renders it."""
+    env = environment(packages_of(s.template_package for s in pages))
+    numbers = appendix_numbers(env, pages)
+    return env.get_template(template).render(
+        run=results.run, **appendix_context(env, results, pages, numbers)
+    )
+
+
+def appendix_numbers(env: Environment, pages: Iterable[Section]) -> AppendixNumbers:
+    """The number of each methodology part by its anchor.
+
+    The general parts come first, then each section's in registry order. They are read from the
+    templates' source, so every link can be resolved before anything is rendered; an anchor
+    declared twice is an error.
+    """
+    anchors = [*declared_parts(env, APPENDIX_TEMPLATE)]
+    for section in pages:
+        if section.methodology:
+            anchors += declared_parts(env, section.methodology) or [undeclared_anchor(section)]
+    twice = sorted({a for a in anchors if anchors.count(a) > 1})
+    if twice:
+        raise RenderError(f"Methodology parts declare the same anchor more than once: {', '.join(twice)}.")
+    return AppendixNumbers({anchor: i for i, anchor in enumerate(anchors, start=1)})
+
+
+def declared_parts(env: Environment, template: str) -> list[str]:
+    """The anchors of the parts ``template`` declares, in order.
+
+    They are the literal first arguments of its calls of ``method``; a call with a computed anchor
+    is the appendix's own loop over the sections' methodologies.
+    """
+    assert env.loader is not None
+    source = env.loader.get_source(env, template)[0]
+    return [
+        call.args[0].value
+        for call in env.parse(source).find_all(nodes.Call)
+        if isinstance(call.node, nodes.Name)
+        and call.node.name == METHOD_MACRO
+        and call.args
+        and isinstance(call.args[0], nodes.Const)
+    ]
+
+
+def undeclared_anchor(section: Section) -> str:
+    """The anchor of a methodology template that declares no parts: the whole of it is one part."""
+    return f"m-section-{section.name}"
+
+
+def _render_section(
+    env, section: Section, results: ReportResults, numbers: AppendixNumbers
+) -> RenderedSection:
     result = results.sections[section.name]
     if result.status != "ok":
         html = env.get_template(NOT_COMPUTED_TEMPLATE).render(result=result, title=section.title)
@@ -109,6 +207,7 @@ def _render_section(env, section: Section, results: ReportResults) -> RenderedSe
         findings=results.findings,
         headlines=results.headlines,
         worse=judge(section),
+        numbers=numbers,
     )
     return RenderedSection(section.name, section.title, Markup(html))
 
@@ -126,13 +225,16 @@ def judge(section: Section) -> Callable[..., bool]:
     return worse
 
 
-def _methodology(env, section: Section, results: ReportResults) -> RenderedSection:
-    """A section's own methodology paragraphs, for the appendix (given its result, None if not computed)."""
+def _methodology(
+    env: Environment, section: Section, results: ReportResults, numbers: AppendixNumbers
+) -> RenderedMethodology:
+    """A section's methodology parts, for the appendix (given its result, None if not computed)."""
     assert section.methodology is not None
     html = env.get_template(section.methodology).render(
-        result=results.computed(section.name), results=results
+        result=results.computed(section.name), results=results, run=results.run, numbers=numbers
     )
-    return RenderedSection(section.name, section.title, Markup(html))
+    declared = bool(declared_parts(env, section.methodology))
+    return RenderedMethodology(None if declared else undeclared_anchor(section), section.title, Markup(html))
 
 
 def html_to_pdf(html: str) -> bytes:

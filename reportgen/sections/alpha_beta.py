@@ -97,6 +97,7 @@ SECTION = Section(
     result_type=AlphaBetaResult,
     compute=compute_alpha_beta,
     template="sections/alpha_beta.html.j2",
+    methodology="sections/alpha_beta_methodology.html.j2",
     figures=_figures,
     beside=True,  # the one-class networks train on one core
     headlines=(

@@ -35,6 +35,7 @@ SECTION = Section(
     result_type=AssociationResult,
     compute=compute_association,
     template="sections/association.html.j2",
+    methodology="sections/association_methodology.html.j2",
     split_reference=True,
     headlines=(
         HeadlineSpec(

@@ -29,6 +29,7 @@ SECTION = Section(
     result_type=CorrelationResult,
     compute=compute_correlation,
     template="sections/correlation.html.j2",
+    methodology="sections/correlation_methodology.html.j2",
     figures=_figures,
     split_reference=True,
     settings=(

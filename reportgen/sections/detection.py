@@ -20,6 +20,7 @@ SECTION = Section(
     result_type=DetectionResult,
     compute=compute_detection,
     template="sections/detection.html.j2",
+    methodology="sections/detection_methodology.html.j2",
     split_reference=True,
     settings=(
         Setting(

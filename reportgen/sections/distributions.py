@@ -27,6 +27,7 @@ SECTION = Section(
     result_type=DistributionsResult,
     compute=compute_distributions,
     template="sections/distributions.html.j2",
+    methodology="sections/distributions_methodology.html.j2",
     figures=_figures,
     split_reference=True,
 )

@@ -65,6 +65,7 @@ SECTION = Section(
     result_type=MembershipResult,
     compute=compute_membership_section,
     template="sections/membership.html.j2",
+    methodology="sections/membership_methodology.html.j2",
     figures=_figures,
     settings=(
         Setting(

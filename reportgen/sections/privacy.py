@@ -54,6 +54,7 @@ SECTION = Section(
     result_type=PrivacyResult,
     compute=compute_privacy,
     template="sections/privacy.html.j2",
+    methodology="sections/privacy_methodology.html.j2",
     figures=_figures,
     settings=(
         Setting(

@@ -61,6 +61,7 @@ SECTION = Section(
     result_type=PrivacyRisksResult,
     compute=compute_privacy_risks_section,
     template="sections/privacy_risks.html.j2",
+    methodology="sections/privacy_risks_methodology.html.j2",
     settings=(
         Setting(
             "risk_attacks",

@@ -28,6 +28,7 @@ SECTION = Section(
     result_type=RelationalResult,
     compute=compute_relational,
     template="sections/relational.html.j2",
+    methodology="sections/relational_methodology.html.j2",
     figures=_figures,
     split_reference=True,
     headlines=(

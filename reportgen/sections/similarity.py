@@ -27,6 +27,7 @@ SECTION = Section(
     result_type=SimilarityResult,
     compute=compute_similarity,
     template="sections/similarity.html.j2",
+    methodology="sections/similarity_methodology.html.j2",
     figures=_figures,
     split_reference=True,
     headlines=(

@@ -84,6 +84,7 @@ SECTION = Section(
     result_type=UtilityResult,
     compute=compute_utility,
     template="sections/utility.html.j2",
+    methodology="sections/utility_methodology.html.j2",
     figures=_figures,
     split_reference=True,
     settings=(

@@ -12,7 +12,7 @@ import pytest
 
 import reportgen as rg
 from reportgen import ForeignKey, PrimaryKey, RelationalData, Schema, Table
-from reportgen.catalogue import get_section
+from reportgen.catalogue import get_section, sections
 from reportgen.data.io import read_schema, write_schema
 from reportgen.data.roles import TRAIN
 from reportgen.errors import SchemaError
@@ -20,7 +20,7 @@ from reportgen.metrics.registry import MetricNotApplicable
 from reportgen.metrics.sequences import MIN_VALUES, SequencesResult, compute_sequences, ordered_rows
 from reportgen.preparation import prepare_context
 from reportgen.reference_split import training_split
-from reportgen.render.document import judge
+from reportgen.render.document import appendix_numbers, judge
 from reportgen.render.environment import environment
 from reportgen.render.sequence_figures import furthest_measures
 from reportgen.sections.sequences import SECTION
@@ -195,7 +195,9 @@ def test_the_page_and_the_json_show_aggregates_only(results):
     page = env.get_template("sections/sequences.html.j2").render(
         result=result, figures={}, run=None, title="Fidelity: sequences", findings=[], worse=judge(SECTION)
     )
-    method = env.get_template("sections/sequences_methodology.html.j2").render(result=result, results=None)
+    method = env.get_template("sections/sequences_methodology.html.j2").render(
+        result=result, results=None, numbers=appendix_numbers(env, sections())
+    )
     text = result.model_dump_json()
     assert 'visits</span> per <span class="name">customers' in page and "KS(" in method
     assert page.count('class="num bad"') == 3  # the shuffled steps, transitions and stays, by page 1's rule
