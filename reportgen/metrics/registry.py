@@ -19,6 +19,9 @@ A section bundles what a page needs, with computing and drawing kept apart:
   reference, whether it offers a release bar, and how its value and reference are read from the
   result. Page 1, the release bars, the verdicts and the comparison with a previous release loop
   over these declarations; none keeps a table of names.
+- ``raise_alarms(result, results, raised)``: the findings its numbers raise once every section is
+  computed (copies above the holdout's share, TSTR at chance), given the whole results and the
+  alarms the sections before it raised; ``None`` when its compute step raises all it has to.
 - ``alarms``: the findings it raises that make a concern's verdict a concern (``Alarm``).
 - ``settings``: its own settings (``reportgen.settings.Setting``): each becomes a keyword of
   ``report()``, an option of ``reportgen report``, a line of the run's settings in the JSON and the
@@ -35,13 +38,13 @@ returns one) under the ``reportgen.metrics`` entry-point group; built-ins use th
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from reportgen.errors import ReportgenError
-from reportgen.results import Concern, Headline, SectionResult, Unit
+from reportgen.results import Concern, Finding, Headline, ReportResults, SectionResult, Unit
 from reportgen.rules import Rule
 from reportgen.settings import Setting
 
@@ -238,6 +241,7 @@ class Section:
     beside: bool = False
     split_reference: bool = False
     headlines: tuple[HeadlineSpec, ...] = ()
+    raise_alarms: Callable[[Any, ReportResults, Sequence[Finding]], list[Finding]] | None = None
     alarms: tuple[Alarm, ...] = ()
     settings: tuple[Setting, ...] = ()
     methodology: str | None = None

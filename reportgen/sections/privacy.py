@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from matplotlib.figure import Figure
 
+from reportgen.context import ENTITY_SUFFIX
 from reportgen.metrics.privacy import PrivacyResult, compute_privacy
 from reportgen.metrics.registry import Alarm, HeadlineSpec, Reading, Section
 from reportgen.params import Interval, NoneValue
 from reportgen.render.privacy_figures import privacy_figure
-from reportgen.results import SectionResult
+from reportgen.results import Finding, ReportResults, SectionResult
 from reportgen.rules import BelowReference, ShareAboveReference
 from reportgen.settings import Setting
 
@@ -45,6 +49,114 @@ def _exact_copies(r: PrivacyResult) -> Reading:
         reference=r.exact_copies_reference,
         tables=(r.exact_copies_table,) if r.exact_copies_table else (),
     )
+
+
+def _raise_alarms(privacy: PrivacyResult, results: ReportResults, raised: Sequence[Finding]) -> list[Finding]:
+    """Copies above the holdout's share, a holdout that overlaps the training rows or was seen."""
+    shared = results.tables_with_training_holdout()
+    split = results.run.reference_split
+    copies_between_parts = split.copies if split is not None else {}
+    return _copy_alarms(privacy, shared, copies_between_parts) + _holdout_seen_alarms(privacy, shared)
+
+
+def _copy_alarms(privacy: Any, shared: set[str], copies_between_parts: Mapping[str, float]) -> list[Finding]:
+    """Copies above the holdout's share, and a holdout that overlaps the training rows.
+
+    Tables that a split copied to both sides are left out of the overlap alarm: a finding of their
+    own says so. Without a holdout, copies are judged against ``copies_between_parts``: how often
+    the training rows set aside for the references repeat the kept ones.
+    """
+    if privacy is None:
+        return []
+    alarms = []
+    for t in privacy.tables:
+        if t.table in privacy.copied_lookup_tables:
+            alarms.append(
+                Finding(
+                    severity="info",
+                    code="copied_lookup_table",
+                    table=t.table,
+                    message=(
+                        "The synthetic data copies this lookup table whole (every row is a training row). "
+                        "It is shown in the privacy section but left out of the exact-copies headline; "
+                        "if it holds personal data, that is a leak."
+                    ),
+                )
+            )
+            continue
+        copies, reference = t.distances.exact_copies, t.distances.exact_copies_holdout
+        if (
+            reference is not None
+            and reference > OVERLAP_SHARE
+            and t.table.removesuffix(ENTITY_SUFFIX) not in shared
+        ):
+            alarms.append(
+                Finding(
+                    severity="warning",
+                    code="holdout_overlaps_training",
+                    table=t.table,
+                    message=(
+                        f"{reference:.1%} of the holdout rows equal a training row, so the holdout is "
+                        "not data the generator never saw and every reference level is too kind. Keep "
+                        "the holdout apart before fitting the generator (unless it is a lookup table "
+                        "copied to both sides)."
+                    ),
+                )
+            )
+        than = "" if reference is None else f", against {reference:.1%} of holdout rows"
+        if reference is None and t.table in copies_between_parts:
+            reference = copies_between_parts[t.table]
+            than = f", against {reference:.1%} of the training rows set aside for the references (no holdout)"
+        if copies > 0 and copies > (reference or 0.0):
+            alarms.append(
+                Finding(
+                    severity="warning",
+                    code="exact_copies_above_reference",
+                    table=t.table,
+                    message=(
+                        f"{copies:.1%} of the synthetic rows are exact copies of a training row{than}: "
+                        "the generator reproduces real records."
+                    ),
+                )
+            )
+    return alarms
+
+
+def _holdout_seen_alarms(privacy: Any, shared: set[str]) -> list[Finding]:
+    """An error per table (or view) whose synthetic data repeats holdout rows clearly beyond chance.
+
+    Tables whose holdout is their training data (a lookup table copied to both sides) are left out:
+    a finding of their own says so.
+    """
+    if privacy is None:
+        return []
+    return [
+        Finding(
+            severity="error",
+            code="generator_saw_holdout",
+            table=t.table,
+            message=_holdout_seen_message(check),
+        )
+        for t in privacy.tables
+        if (check := t.holdout_check) is not None
+        and check.seen
+        and t.table.removesuffix(ENTITY_SUFFIX) not in shared
+    ]
+
+
+def _holdout_seen_message(check: Any) -> str:
+    """What a holdout check that found the holdout seen means, in plain words, with its numbers."""
+    return (
+        f"The generator appears to have seen the holdout: {check.holdout_in_synthetic:.1%} of the holdout "
+        "rows appear verbatim in the synthetic data, against "
+        f"{check.holdout_in_real_sample:.1%} expected from an independent real sample of the same size "
+        f"(training rows: {check.training_in_synthetic:.1%}). The membership attacks, the singling-out, "
+        "linkability and inference risks and TSTR treat the holdout as rows the generator never saw, so "
+        "they are unreliable and too kind here. Keep the holdout apart before fitting the generator."
+    )
+
+
+OVERLAP_SHARE = 0.1  # holdout rows equal to a training row beyond this share: the split leaked
 
 
 SECTION = Section(
@@ -125,6 +237,7 @@ SECTION = Section(
             rule=ShareAboveReference(),
         ),
     ),
+    raise_alarms=_raise_alarms,
     alarms=(
         Alarm("exact_copies_above_reference", "privacy"),
         Alarm("holdout_overlaps_training", "privacy"),
