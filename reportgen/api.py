@@ -18,6 +18,7 @@ from reportgen.data.relational import SINGLE_TABLE_NAME
 from reportgen.data.schema import Schema
 from reportgen.evaluation import Progress, evaluate
 from reportgen.gates import bars_in_force, evaluate_gates, mark_bars
+from reportgen.junit import write_junit
 from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.preparation import DataInput, prepared
@@ -41,6 +42,7 @@ from reportgen.verdict import verdicts
         "fail_under": [NoneValue(), InstanceOf((Mapping,), "a dict of bar name to number")],
         "previous": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
         "allow_not_evaluated": [InstanceOf((bool,), "a bool")],
+        "junit": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
     }
 )
 def report(
@@ -61,6 +63,7 @@ def report(
     fail_under: Mapping[str, float] | None = None,
     previous: str | Path | None = None,
     allow_not_evaluated: bool = False,
+    junit: str | Path | None = None,
     progress: Progress | None = None,
     **section_settings: Any,
 ) -> ReportResults:
@@ -92,6 +95,8 @@ def report(
     on top of ``reportgen.gates.DEFAULT_BARS``); ``results.gates.passed`` says whether all were met.
     A bar whose number could not be computed fails too, with the reason, unless
     ``allow_not_evaluated=True``.
+    ``junit`` also writes the bars as a JUnit XML file there, one test case per bar (failed,
+    passed, an error when not evaluated), which CI systems show as test results.
     ``previous`` is the JSON of a previous release's report: every headline is compared with it
     and regressions are flagged (``results.comparison``).
     ``progress(stage, fraction)`` is called as the work advances.
@@ -100,6 +105,8 @@ def report(
     """
     output_format(Path(path))
     check_output_path(Path(path))
+    if junit is not None:
+        check_output_path(Path(junit))
     shared = ReportSettings(
         seed=seed,
         n_max_train=n_max_train,
@@ -123,6 +130,8 @@ def report(
         results.comparison = compare(results, before, str(previous))
     notify("Writing the report", 0.9)
     write_report(results, path, sections())
+    if junit is not None:
+        write_junit(results, Path(junit), report=Path(path))
     notify("Done", 1.0)
     return results
 

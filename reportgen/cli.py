@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from reportgen.data.dialects import DIALECTS
 from reportgen.errors import InvalidParameterError, ReportgenError
-from reportgen.results import GateResult
 
 if TYPE_CHECKING:
     from reportgen.data.schema import Schema
@@ -152,6 +151,11 @@ def _parser(*, with_settings: bool = True) -> argparse.ArgumentParser:
     if with_settings:
         _add_settings(rep, _SETTINGS_OF["report"])
     _add_in_place(rep)
+    rep.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="also write the release bars as JUnit XML (one test case per bar) for CI",
+    )
     rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
     rep.add_argument(
         "--config", metavar="FILE", help="release configuration (YAML or JSON) with fail_under bars"
@@ -338,9 +342,12 @@ def _run_report(args: argparse.Namespace) -> int:
     from reportgen.api import report
     from reportgen.config import read_config
     from reportgen.data.io import read_schema
-    from reportgen.gates import parse_bar
+    from reportgen.gates import gate_message, parse_bar
+    from reportgen.outputs import check_output_path
 
     _check_out(args.out)
+    if args.junit:
+        check_output_path(Path(args.junit))
     settings = _given_settings(args)
     schema = read_schema(args.schema) if args.schema else None
     train, test, synth, tables = _inputs(args, schema)
@@ -353,6 +360,7 @@ def _run_report(args: argparse.Namespace) -> int:
         args.out,
         fail_under=bars,
         previous=args.previous,
+        junit=args.junit,
         allow_not_evaluated=args.allow_not_evaluated,
         schema=schema if isinstance(train, str) else None,  # loaded data already carries it
         targets=_targets(args.target, tables),
@@ -674,21 +682,6 @@ def _run_demo(args: argparse.Namespace) -> int:
     run_demo(args.out, relational=args.relational, seed=args.seed, progress=_progress(args))
     _announce(Path(args.out))
     return EXIT_OK
-
-
-def gate_message(gate: GateResult) -> str:
-    """One failed or unevaluated bar in words, for the terminal and CI logs."""
-    from reportgen.render.formatting import fmt_bar, fmt_unit
-
-    if gate.status == "not_evaluated":
-        return (
-            f"release bar not evaluated: {gate.name} ({gate.label}): {gate.reason}. A bar that cannot "
-            "be evaluated fails the release; pass --allow-not-evaluated to accept that."
-        )
-    return (
-        f"release bar failed: {gate.name} is {fmt_unit(gate.value, gate.unit)}, {gate.worse_than} the bar of "
-        f"{fmt_bar(gate.bar, gate.unit)} ({gate.label})"
-    )
 
 
 def _check_out(out: str) -> None:

@@ -23,6 +23,7 @@ from typing import Literal
 from reportgen.errors import InvalidParameterError
 from reportgen.headlines import headlines, section_of, specs, too_few_rows
 from reportgen.metrics.registry import HeadlineSpec
+from reportgen.render.formatting import fmt_bar, fmt_unit
 from reportgen.results import Concern, GateResult, GatesResult, Headline, ReportResults
 
 
@@ -159,3 +160,16 @@ def mark_bars(found: Mapping[str, Headline], gates: GatesResult) -> None:
     for gate in gates.gates:
         if (headline := found.get(gate.name)) is not None:
             headline.bar, headline.bar_status = gate.bar, gate.status
+
+
+def gate_message(gate: GateResult) -> str:
+    """One failed or unevaluated bar in words, for the terminal and CI logs."""
+    if gate.status == "not_evaluated":
+        return (
+            f"release bar not evaluated: {gate.name} ({gate.label}): {gate.reason}. A bar that cannot "
+            "be evaluated fails the release; pass --allow-not-evaluated to accept that."
+        )
+    return (
+        f"release bar failed: {gate.name} is {fmt_unit(gate.value, gate.unit)}, {gate.worse_than} the bar of "
+        f"{fmt_bar(gate.bar, gate.unit)} ({gate.label})"
+    )
