@@ -32,7 +32,17 @@ from urllib.parse import parse_qs
 import pandas as pd
 
 from reportgen.data.dialects import translate
-from reportgen.data.engines import DOUBLE, OTHER, TIMESTAMP, Engine, Source, _folder_tables, _rechunked, quote
+from reportgen.data.engines import (
+    DOUBLE,
+    OTHER,
+    TIMESTAMP,
+    Engine,
+    Source,
+    _folder_tables,
+    _rechunked,
+    quote,
+    withheld,
+)
 from reportgen.data.io import SchemaSource, resolve_schema
 from reportgen.errors import InvalidParameterError, LoadError
 
@@ -67,14 +77,18 @@ class SparkEngine(Engine):
         try:
             return self.session.sql(translate(query, self.dialect))
         except Exception as error:  # pyspark's errors share no base class across classic and Connect
-            raise LoadError(f"Spark could not run a query on the data: {_first_line(error)}") from None
+            raise LoadError(
+                f"Spark could not run a query on the data: {withheld(_first_line(error))}"
+            ) from None
 
     def rows(self, query: str) -> list[tuple[Any, ...]]:
         frame = self._query(query)
         try:
             return [tuple(row) for row in frame.collect()]
         except Exception as error:
-            raise LoadError(f"Spark could not run a query on the data: {_first_line(error)}") from None
+            raise LoadError(
+                f"Spark could not run a query on the data: {withheld(_first_line(error))}"
+            ) from None
 
     def frame(self, query: str) -> pd.DataFrame:
         result = self._query(query)

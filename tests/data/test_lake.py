@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from reportgen.binning import bin_counts_in_memory, fit_bins
 from reportgen.data import lake, lake_sample, sources
+from reportgen.data.engines import withheld
 from reportgen.data.io import write_sql
 from reportgen.data.kinds import to_canonical
 from reportgen.data.links import CountDistribution, link
@@ -239,6 +240,98 @@ def test_a_query_past_the_memory_limit_says_which_limit_and_how_to_raise_it(tmp_
     source = sources.parquet(tmp_path / "big.parquet", memory_limit="1MB")
     with pytest.raises(LoadError, match=r"memory limit \(1MB\).*memory_limit='2GB'"):
         source.engine.rows(f"SELECT a, COUNT(*) FROM {source.relations['big']} GROUP BY a")
+
+
+# -- engine errors never quote a record ------------------------------------------------------------
+SECRET = "Alice Smith"
+
+
+def people_csv(path, n: int = 25_000, bad_row: int | None = 24_000, bad: str = SECRET):
+    """A CSV whose 'age' column is whole numbers but for one row past DuckDB's type sniffing."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n).astype(object),
+            "income": rng.normal(30_000, 5_000, n).round(2),
+            "city": rng.choice(["Paris", "Rome"], n),
+            "member": rng.choice([True, False], n),
+        }
+    )
+    if bad_row is not None:
+        frame.loc[bad_row, "age"] = bad
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def test_a_value_that_does_not_fit_its_column_is_named_by_place_never_by_value(tmp_path):
+    people_csv(tmp_path / "people.csv")
+    with sources.csv(tmp_path / "people.csv") as source, pytest.raises(LoadError) as caught:
+        source.engine.rows(f"SELECT SUM(age) FROM {source.relations['people']}")
+    message = str(caught.value)
+    assert "table 'people'" in message and "column 'age'" in message and "line 24002" in message
+    assert str(tmp_path / "people.csv") in message and "without --in-place" in message
+    assert SECRET not in message and "Paris" not in message and "Rome" not in message
+    assert "Original Line" not in message
+
+
+def test_a_byte_that_is_not_utf8_is_named_by_line_never_by_the_lines_values(tmp_path):
+    people_csv(tmp_path / "people.csv", bad_row=None)
+    raw = (tmp_path / "people.csv").read_bytes()
+    at = raw.index(b"Paris", len(raw) // 2)
+    (tmp_path / "people.csv").write_bytes(raw[:at] + b"Par\xffs" + raw[at + 5 :])
+    with sources.csv(tmp_path / "people.csv") as source, pytest.raises(LoadError) as caught:
+        lake.row_count(source, "people")
+    message = str(caught.value)
+    assert "table 'people'" in message and "UTF-8" in message and "CSV Error on Line" in message
+    assert (
+        "Original Line" not in message
+        and "Rome" not in message
+        and "Par" not in message.replace("Parquet", "")
+    )
+
+
+def test_a_cast_error_of_a_parquet_column_withholds_the_value(tmp_path):
+    pd.DataFrame({"age": ["41", SECRET]}).to_parquet(tmp_path / "people.parquet")
+    with sources.parquet(tmp_path / "people.parquet") as source, pytest.raises(LoadError) as caught:
+        source.engine.rows(f"SELECT CAST(age AS INTEGER) FROM {source.relations['people']}")
+    message = str(caught.value)
+    assert "table 'people'" in message and "column 'age'" in message and SECRET not in message
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ('invalid input syntax for type double precision: "Alice Smith"', "for type double precision"),
+        ("[CAST_INVALID_INPUT] The value 'Alice Smith' of the type \"STRING\" cannot be cast", "CAST_INVALID_INPUT"),
+        ("Could not convert string 'Alice Smith' to INT32 when casting from source column age", "column age"),
+        ("Type DOUBLE with value 1234567.5 can't be cast because the value is out of range", "out of range"),
+        ('invalid timestamp field format: "1234567", expected format is (YYYY-MM-DD)', "expected format"),
+        ("CSV Error on Line: 9\nOriginal Line: 1234567,Alice Smith,Paris\nError", "Line: 9"),
+    ],
+)  # fmt: skip
+def test_every_engines_way_of_quoting_a_value_is_withheld(said, kept):
+    """DuckDB's, PostgreSQL's and Spark's ways of quoting the value that failed."""
+    shown = withheld(said)
+    assert kept in shown and "Alice" not in shown and "1234567" not in shown
+
+
+def test_the_command_line_never_prints_the_record_of_an_engine_error(tmp_path, capsys):
+    from reportgen.cli import main
+
+    people_csv(tmp_path / "train.csv")
+    people_csv(tmp_path / "synth.csv", bad_row=None)
+    args = [
+        "report",
+        "--in-place",
+        "--train",
+        str(tmp_path / "train.csv"),
+        "--synth",
+        str(tmp_path / "synth.csv"),
+    ]
+    assert main([*args, "--out", str(tmp_path / "r.html"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "column 'age'" in err and SECRET not in err and "Traceback" not in err
+    assert not (tmp_path / "r.html").exists()
 
 
 # -- the canonical text of a double ----------------------------------------------------------------------
