@@ -43,7 +43,7 @@ import pyarrow.parquet as pq
 
 from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
 from reportgen.data import lake
-from reportgen.data.engines import Source, quote
+from reportgen.data.engines import Source, quote, withheld
 from reportgen.data.in_place import tidy
 from reportgen.data.io import write_folder_schema
 from reportgen.data.reconcile import reconcile_roles
@@ -444,8 +444,8 @@ def _as_arrow(rows: pd.DataFrame, schema: pa.Schema, table: str) -> pa.Table:
     except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
         raise DataError(
             f"Table {table!r} of the synthetic data: a batch of rows does not fit the column types of "
-            f"its sample ({error}). Give the column one type in the data (a cast in a view), or raise "
-            "n_max so that the sample shows its values."
+            f"its sample ({withheld(str(error))}). Give the column one type in the data (a cast in a "
+            "view), or raise n_max so that the sample shows its values."
         ) from None
 
 

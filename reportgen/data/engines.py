@@ -105,7 +105,7 @@ class Engine(ABC):
 
 _QUOTED = r"""("(?:[^"]|"")*"|'(?:[^']|'')*')"""
 _VALUE = re.compile(
-    rf"""\b(string|value|format|input|literal)(:?\s+)({_QUOTED[1:-1]}|[-+]?\d[\w.+:-]*)""", re.I
+    rf"""\b(string|value|format|input|literal|convert)(:?\s+)({_QUOTED[1:-1]}|[-+]?\d[\w.+:-]*)""", re.I
 )
 _AFTER_COLON = re.compile(rf":\s*{_QUOTED}")
 _COLUMN = re.compile(r'column "((?:[^"]|"")+)"|source column (\S+)|Column (\S+) is being', re.I)

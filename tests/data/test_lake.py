@@ -307,10 +307,12 @@ def test_a_cast_error_of_a_parquet_column_withholds_the_value(tmp_path):
         ("Type DOUBLE with value 1234567.5 can't be cast because the value is out of range", "out of range"),
         ('invalid timestamp field format: "1234567", expected format is (YYYY-MM-DD)', "expected format"),
         ("CSV Error on Line: 9\nOriginal Line: 1234567,Alice Smith,Paris\nError", "Line: 9"),
+        ("Could not convert 'Alice Smith' with type str: tried to convert to int64", "tried to convert"),
+        ("could not convert string to float: 'Alice Smith'", "to float"),
     ],
 )  # fmt: skip
 def test_every_engines_way_of_quoting_a_value_is_withheld(said, kept):
-    """DuckDB's, PostgreSQL's and Spark's ways of quoting the value that failed."""
+    """DuckDB's, PostgreSQL's, Spark's, Arrow's and Python's ways of quoting the value that failed."""
     shown = withheld(said)
     assert kept in shown and "Alice" not in shown and "1234567" not in shown
 
