@@ -16,7 +16,11 @@ Constructors, one per kind of input::
 
 A folder's tables follow ``reportgen.data.io``: a schema file in the folder (or ``schema=``) names
 the tables and keys; without one, each table file (or each sub-folder of Parquet part files, the
-usual data-lake layout) is a table with inferred kinds.
+usual data-lake layout) is a table with inferred kinds. The part files of one table must agree:
+the same columns, each holding the same kind of values (numbers of any width, text, booleans,
+timestamps with or without a zone, dates; an all-missing column agrees with any kind); a table
+whose parts differ is refused, naming the files and the columns (``_check_parts``), since reading
+them as one would make each differing column look half missing.
 """
 
 from __future__ import annotations
@@ -196,8 +200,83 @@ def _files_source(path: Path, fmt: str, schema: SchemaSource, memory_limit: str)
         if resolved is not None:
             _check_tables(list(resolved), list(files), f"Folder {str(path)!r}")
     engine = DuckDBEngine(memory_limit=memory_limit)
+    try:
+        _check_parts(fmt, files, engine)
+    except LoadError:
+        engine.close()
+        raise
     relations = {name: _reader(fmt, found) for name, found in files.items()}
     return Source(engine, relations, resolved, f"{fmt} input {str(path)!r}", files)
+
+
+def _check_parts(fmt: str, files: Mapping[str, list[Path]], engine: DuckDBEngine) -> None:
+    """Refuse a table whose part files differ in their columns or in the kind of a column's values.
+
+    Each part is compared with the first: Parquet by its footer's schema, CSV by its header.
+    """
+    for table, found in files.items():
+        if len(found) < 2:
+            continue
+        first = _part_columns(fmt, found[0], engine)
+        folder = Path(os.path.commonpath(found))
+        for part in found[1:]:
+            problem = _parts_differ(
+                first,
+                _part_columns(fmt, part, engine),
+                *(str(f.relative_to(folder)) for f in (found[0], part)),
+            )
+            if problem:
+                raise LoadError(
+                    f"Table {table!r}: its part files in {str(folder)!r} differ: {problem}. Read as one "
+                    "table, such a column would be missing in some files' rows or mix kinds of values. "
+                    "Write every part with the same columns and the same kind of values (or give each "
+                    "its own table)."
+                )
+
+
+def _part_columns(fmt: str, file: Path, engine: DuckDBEngine) -> dict[str, str]:
+    """A part file's columns, each with the kind of its values (``""`` for CSV, whose types are guessed)."""
+    if fmt == "csv":
+        return {str(row[0]): "" for row in engine.rows(f"DESCRIBE SELECT * FROM {_reader(fmt, [file])}")}
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(file)
+    except (OSError, ValueError) as error:
+        raise LoadError(f"Cannot read the Parquet file {str(file)!r}: {error}") from None
+    return {field.name: _arrow_kind(field.type) for field in schema}
+
+
+def _arrow_kind(kind: Any) -> str:
+    """The kind of values an Arrow type holds, as reportgen reads them (widths do not matter)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        return _arrow_kind(kind.value_type)
+    checks = [
+        (pa.types.is_null, "missing"),
+        (pa.types.is_boolean, "booleans"),
+        (lambda t: pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t), "numbers"),
+        (lambda t: pa.types.is_string(t) or pa.types.is_large_string(t), "text"),
+        (lambda t: pa.types.is_timestamp(t) and t.tz is not None, "timestamps with a time zone"),
+        (pa.types.is_timestamp, "timestamps"),
+        (pa.types.is_date, "dates"),
+    ]
+    return next((name for check, name in checks if check(kind)), str(kind))
+
+
+def _parts_differ(first: dict[str, str], other: dict[str, str], a: str, b: str) -> str | None:
+    """How the columns of part files ``a`` and ``b`` differ (None when they agree)."""
+    only_first = [c for c in first if c not in other]
+    only_other = [c for c in other if c not in first]
+    if only_first or only_other:
+        said = [f"{a} has {only_first} that {b} lacks"] if only_first else []
+        said += [f"{b} has {only_other} that {a} lacks"] if only_other else []
+        return " and ".join(said)
+    for column, kind in first.items():
+        if "missing" not in (kind, other[column]) and kind != other[column]:
+            return f"column {column!r} holds {kind} in {a} and {other[column]} in {b}"
+    return None
 
 
 def _reader(fmt: str, files: list[Path]) -> str:

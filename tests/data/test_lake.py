@@ -242,6 +242,49 @@ def test_a_query_past_the_memory_limit_says_which_limit_and_how_to_raise_it(tmp_
         source.engine.rows(f"SELECT a, COUNT(*) FROM {source.relations['big']} GROUP BY a")
 
 
+# -- part files of one table ------------------------------------------------------------------------
+def parts(folder, *frames, fmt: str = "parquet"):
+    """A table folder of part files, one per frame."""
+    folder.mkdir(parents=True)
+    for i, frame in enumerate(frames):
+        file = folder / f"part-{i}.{fmt}"
+        frame.to_parquet(file, index=False) if fmt == "parquet" else frame.to_csv(file, index=False)
+    return folder.parent
+
+
+def test_part_files_whose_columns_differ_are_refused_naming_table_files_and_columns(tmp_path):
+    """One part names ``income``, the next ``income_usd``: a union would make half of each column missing."""
+    frame = mixed(200, 0)[["x", "i", "c"]]
+    lake_folder = parts(tmp_path / "lake" / "people", frame[:100], frame[100:].rename(columns={"i": "i_usd"}))
+    with pytest.raises(LoadError) as caught:
+        sources.parquet(lake_folder)
+    message = str(caught.value)
+    assert "Table 'people'" in message and "part-0.parquet" in message and "part-1.parquet" in message
+    assert "['i']" in message and "['i_usd']" in message and "same columns" in message
+
+
+def test_part_files_whose_column_holds_other_kinds_of_values_are_refused(tmp_path):
+    frame = pd.DataFrame({"age": np.arange(200), "city": ["Rome", "Oslo"] * 100})
+    later = frame[100:].astype({"age": str})
+    with pytest.raises(
+        LoadError, match=r"Table 'people'.*column 'age'.*numbers in part-0.parquet.*text in part-1"
+    ):
+        sources.parquet(parts(tmp_path / "lake" / "people", frame[:100], later))
+    csv_folder = parts(
+        tmp_path / "csv" / "people", frame[:100], frame[100:].rename(columns={"age": "years"}), fmt="csv"
+    )
+    with pytest.raises(LoadError, match=r"Table 'people'.*\['age'\].*\['years'\]"):
+        sources.csv(csv_folder)
+
+
+def test_part_files_that_differ_only_in_width_or_missing_values_are_one_table(tmp_path):
+    """int32 and int64, int and double, an all-missing column (Arrow's null type): DuckDB widens them."""
+    first = pd.DataFrame({"n": np.arange(3, dtype="int32"), "x": [1.5, 2.5, 3.5], "s": ["a", "b", "c"]})
+    second = pd.DataFrame({"n": np.arange(3, dtype="int64"), "x": [1, 2, 3], "s": [None, None, None]})
+    with sources.parquet(parts(tmp_path / "lake" / "t", first, second)) as source:
+        assert lake.row_count(source, "t") == 6 and source.columns("t") == ["n", "x", "s"]
+
+
 # -- engine errors never quote a record ------------------------------------------------------------
 SECRET = "Alice Smith"
 
