@@ -49,7 +49,7 @@ from reportgen.data.io import write_folder_schema
 from reportgen.data.reconcile import reconcile_roles
 from reportgen.data.relational import RelationalData
 from reportgen.data.roles import SYNTH
-from reportgen.data.sources import open_source
+from reportgen.data.sources import folder_format, open_source
 from reportgen.data.subsets import keep_rows
 from reportgen.data.validation import conform
 from reportgen.errors import DataError, InvalidParameterError
@@ -540,8 +540,7 @@ def write_curated(curated: RelationalData, source: str, out: str, *, replace: bo
         write_folder(curated, out, format="parquet")
         return
     if path.is_dir():
-        parquet = any(f.name.lower().endswith(".parquet") for f in path.iterdir())
-        write_folder(curated, out, format="parquet" if parquet else "csv")
+        write_folder(curated, out, format=folder_format(path))  # Parquet part files may nest
         return
     suffix = next((s for s in TABLE_SUFFIXES if out.lower().endswith(s)), None)
     if suffix is None or len(curated) != 1:

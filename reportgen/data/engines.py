@@ -407,14 +407,20 @@ def reaches(host: Source, other: Source) -> bool:
 
 
 def _folder_tables(folder: Path, fmt: str, named: Mapping[str, str]) -> dict[str, list[Path]]:
-    """Each table's files: ``<table>.<suffix>``, a sub-folder of part files, or the schema's file."""
+    """Each table's files: ``<table>.<suffix>``, a sub-folder of part files, or the schema's file.
+
+    A folder of Hive partitions (``year=2024/part-0.parquet``, no table files beside them) is one
+    table, named after the folder; so is each sub-folder of part files, partitioned or not.
+    """
     suffixes = _FORMATS[fmt]
     tables: dict[str, list[Path]] = {}
-    for entry in sorted(folder.iterdir()):
+    if is_partitioned(folder, suffixes):
+        tables[folder.name] = _part_files(folder, suffixes)
+    for entry in sorted(folder.iterdir()) if not tables else []:
         if entry.is_file() and entry.name.lower().endswith(suffixes):
             tables[_stem(entry)] = [entry]
         elif entry.is_dir():
-            parts = sorted(f for f in entry.rglob("*") if f.is_file() and f.name.lower().endswith(suffixes))
+            parts = _part_files(entry, suffixes)
             if parts:
                 tables[entry.name] = parts
     for table, file in named.items():
@@ -424,13 +430,30 @@ def _folder_tables(folder: Path, fmt: str, named: Mapping[str, str]) -> dict[str
                 f"Table {table!r}: the schema names {str(target)!r}, which does not exist. Fix the "
                 "schema's 'file' entry or add the file."
             )
-        tables[table] = sorted(target.rglob("*")) if target.is_dir() else [target]
+        tables[table] = _part_files(target, suffixes) if target.is_dir() else [target]
     if not tables:
         raise LoadError(
             f"Folder {str(folder)!r} holds no {fmt} tables: expected <table>{suffixes[0]} files or "
             f"sub-folders of {suffixes[0]} part files."
         )
     return tables
+
+
+def is_partition(name: str) -> bool:
+    """Whether a folder's name is a Hive partition, ``key=value``."""
+    key, equals, _ = name.partition("=")
+    return bool(key and equals)
+
+
+def is_partitioned(folder: Path, suffixes: tuple[str, ...]) -> bool:
+    """Whether ``folder`` is one table of Hive partitions: only ``key=value`` folders of part files."""
+    entries = [e for e in folder.iterdir() if e.is_dir() or e.name.lower().endswith(suffixes)]
+    return bool(entries) and all(e.is_dir() and is_partition(e.name) for e in entries)
+
+
+def _part_files(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """The part files anywhere under ``folder``, in path order (other files, such as _SUCCESS, left out)."""
+    return sorted(f for f in folder.rglob("*") if f.is_file() and f.name.lower().endswith(suffixes))
 
 
 def _stem(path: Path) -> str:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 import sqlalchemy as sa
@@ -41,6 +41,8 @@ from reportgen.data.engines import (
     SQLAlchemyEngine,
     _folder_tables,
     _stem,
+    is_partition,
+    is_partitioned,
     quote,
 )
 from reportgen.data.io import (
@@ -162,12 +164,12 @@ def is_lake_input(text: PathLike) -> bool:
     path = Path(value)
     if path.suffix.lower() in (".duckdb", ".ddb", ".parquet"):
         return True
-    return path.is_dir() and _folder_format(path) == "parquet"
+    return path.is_dir() and folder_format(path) == "parquet"
 
 
 def _file_format(path: Path) -> str:
     if path.is_dir():
-        return _folder_format(path)
+        return folder_format(path)
     name = path.name.lower()
     for fmt, suffixes in _FORMATS.items():
         if name.endswith(suffixes):
@@ -178,11 +180,9 @@ def _file_format(path: Path) -> str:
     )
 
 
-def _folder_format(folder: Path) -> str:
-    """Parquet when the folder holds any Parquet file (directly or one level down), else CSV."""
-    if any(folder.glob("*.parquet")) or any(folder.glob("*/*.parquet")):
-        return "parquet"
-    return "csv"
+def folder_format(folder: Path) -> Literal["csv", "parquet"]:
+    """Parquet when the folder holds any Parquet file (at any depth: Hive partitions nest), else CSV."""
+    return "parquet" if next(folder.rglob("*.parquet"), None) is not None else "csv"
 
 
 def _files_source(path: Path, fmt: str, schema: SchemaSource, memory_limit: str) -> Source:
@@ -197,6 +197,8 @@ def _files_source(path: Path, fmt: str, schema: SchemaSource, memory_limit: str)
         files = {name: [path]}
     else:
         files = _folder_tables(path, fmt, named)
+        if resolved is not None and len(resolved) == 1 and not named and is_partitioned(path, _FORMATS[fmt]):
+            files = {next(iter(resolved)): files[path.name]}  # one table, as a single file is
         if resolved is not None:
             _check_tables(list(resolved), list(files), f"Folder {str(path)!r}")
     engine = DuckDBEngine(memory_limit=memory_limit)
@@ -205,7 +207,7 @@ def _files_source(path: Path, fmt: str, schema: SchemaSource, memory_limit: str)
     except LoadError:
         engine.close()
         raise
-    relations = {name: _reader(fmt, found) for name, found in files.items()}
+    relations = {name: _reader(fmt, found, path) for name, found in files.items()}
     return Source(engine, relations, resolved, f"{fmt} input {str(path)!r}", files)
 
 
@@ -237,7 +239,9 @@ def _check_parts(fmt: str, files: Mapping[str, list[Path]], engine: DuckDBEngine
 def _part_columns(fmt: str, file: Path, engine: DuckDBEngine) -> dict[str, str]:
     """A part file's columns, each with the kind of its values (``""`` for CSV, whose types are guessed)."""
     if fmt == "csv":
-        return {str(row[0]): "" for row in engine.rows(f"DESCRIBE SELECT * FROM {_reader(fmt, [file])}")}
+        return {
+            str(row[0]): "" for row in engine.rows(f"DESCRIBE SELECT * FROM {_reader(fmt, [file], file)}")
+        }
     import pyarrow.parquet as pq
 
     try:
@@ -279,12 +283,25 @@ def _parts_differ(first: dict[str, str], other: dict[str, str], a: str, b: str) 
     return None
 
 
-def _reader(fmt: str, files: list[Path]) -> str:
-    """The DuckDB table function that reads ``files`` in place (in name order)."""
+def _reader(fmt: str, files: list[Path], root: Path) -> str:
+    """The DuckDB table function that reads ``files`` in place (in name order), under the input ``root``.
+
+    Hive partitions between ``root`` and the files (``year=2024/``) become columns, as DuckDB reads
+    them; a ``key=value`` folder above them (``/data/run=5/lake``) does not: DuckDB would read every
+    one of the path, so those are dropped (or partitions are not read at all where there are none).
+    """
     listed = "[" + ", ".join("'" + _literal_path(f).replace("'", "''") + "'" for f in files) + "]"
-    if fmt == "parquet":
-        return f"read_parquet({listed}, union_by_name = true)"
-    return f"read_csv({listed}, header = true, union_by_name = true)"
+    below = {_key(d) for f in files for d in f.relative_to(root).parts[:-1] if is_partition(d)}
+    options = ("" if fmt == "parquet" else "header = true, ") + "union_by_name = true"
+    reader = f"read_{fmt}({listed}, {options}, hive_partitioning = {str(bool(below)).lower()})"
+    above = sorted({_key(d) for d in root.absolute().parts if is_partition(d)} - below)
+    if below and above:
+        return f"(SELECT * EXCLUDE ({', '.join(quote(k) for k in above)}) FROM {reader})"
+    return reader
+
+
+def _key(partition: str) -> str:
+    return partition.partition("=")[0]
 
 
 def _literal_path(file: Path) -> str:

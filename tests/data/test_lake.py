@@ -1,5 +1,6 @@
 """Aggregates computed in the engine (DuckDB, PostgreSQL) equal the in-memory ones exactly."""
 
+import json
 import math
 
 import numpy as np
@@ -283,6 +284,77 @@ def test_part_files_that_differ_only_in_width_or_missing_values_are_one_table(tm
     second = pd.DataFrame({"n": np.arange(3, dtype="int64"), "x": [1, 2, 3], "s": [None, None, None]})
     with sources.parquet(parts(tmp_path / "lake" / "t", first, second)) as source:
         assert lake.row_count(source, "t") == 6 and source.columns("t") == ["n", "x", "s"]
+
+
+def hive(folder, frame: pd.DataFrame, by: str):
+    """``frame`` written as Hive partitions: ``folder/<by>=<value>/part-0.parquet`` without the column."""
+    for value, rows in frame.groupby(by):
+        (folder / f"{by}={value}").mkdir(parents=True)
+        rows.drop(columns=by).to_parquet(folder / f"{by}={value}" / "part-0.parquet", index=False)
+    return folder
+
+
+def people(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "city": rng.choice(["Rome", "Oslo"], n),
+            "year": rng.choice([2020, 2021], n),
+        }
+    )
+
+
+def test_a_hive_partitioned_folder_is_one_table_whose_partition_keys_are_columns(tmp_path):
+    """``train/year=2020/part-0.parquet``: one table, ``train``, with ``year`` read from the folder names."""
+    frame = people(300, 0)
+    flat = hive(tmp_path / "train", frame, "year")
+    nested = hive(tmp_path / "lake" / "people", frame, "year").parent
+    for given, table in ((flat, "train"), (nested, "people")):
+        assert sources.is_lake_input(given)
+        with sources.open_source(given) as source:
+            assert list(source.relations) == [table] and source.columns(table) == ["age", "city", "year"]
+            read = source.engine.frame(
+                f"SELECT year, COUNT(*) AS n FROM {source.relations[table]} GROUP BY 1 ORDER BY 1"
+            )
+        assert (
+            dict(zip(read["year"], read["n"], strict=True))
+            == frame["year"].value_counts().sort_index().to_dict()
+        )
+
+
+def test_a_folder_named_like_a_partition_above_the_input_adds_no_column(tmp_path):
+    """DuckDB reads every ``key=value`` folder of a path as a partition; only those below the input are."""
+    frame = people(50, 0)
+    folder = tmp_path / "run=5" / "lake" / "people"
+    folder.mkdir(parents=True)
+    frame.to_parquet(folder / "part-0.parquet", index=False)
+    with sources.parquet(folder.parent) as source:
+        assert source.columns("people") == ["age", "city", "year"]
+    partitioned = hive(tmp_path / "run=6" / "lake" / "people", frame, "year").parent
+    with sources.parquet(partitioned) as source:
+        assert source.columns("people") == ["age", "city", "year"] and lake.row_count(source, "people") == 50
+
+
+def test_the_command_line_reads_hive_partitioned_folders(tmp_path, capsys):
+    from reportgen.cli import main
+
+    hive(tmp_path / "train", people(400, 0), "year")
+    hive(tmp_path / "synth", people(400, 1), "year")
+    out = tmp_path / "r.html"
+    args = [
+        "report",
+        "--train",
+        str(tmp_path / "train"),
+        "--synth",
+        str(tmp_path / "synth"),
+        "--out",
+        str(out),
+    ]
+    assert main([*args, "--quiet", "--risk-attacks", "100", "--n-max-utility", "100"]) in (0, 3)
+    (table,) = json.loads(out.with_suffix(".json").read_text())["sections"]["overview"]["tables"]
+    assert [c["name"] for c in table["columns"]] == ["age", "city", "year"] and table["rows_train"] == 400
+    assert "Traceback" not in capsys.readouterr().err
 
 
 # -- engine errors never quote a record ------------------------------------------------------------
