@@ -445,6 +445,16 @@ def is_partition(name: str) -> bool:
     return bool(key and equals)
 
 
+def partition_base(files: list[Path], root: Path) -> Path | None:
+    """The folder whose ``key=value`` sub-folders hold ``files`` (Spark's ``basePath``); None if none do."""
+    for file in files:
+        parts = file.relative_to(root).parts[:-1]
+        first = next((i for i, d in enumerate(parts) if is_partition(d)), None)
+        if first is not None:
+            return root.joinpath(*parts[:first])
+    return None
+
+
 def is_partitioned(folder: Path, suffixes: tuple[str, ...]) -> bool:
     """Whether ``folder`` is one table of Hive partitions: only ``key=value`` folders of part files."""
     entries = [e for e in folder.iterdir() if e.is_dir() or e.name.lower().endswith(suffixes)]
