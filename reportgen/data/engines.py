@@ -210,11 +210,11 @@ class DuckDBEngine(Engine):
 
         try:
             yield
-        except duckdb.OutOfMemoryException:
+        except duckdb.OutOfMemoryException as error:
             raise LoadError(
                 f"DuckDB ran out of its memory limit ({self.memory_limit}) on a query of the data. "
                 "Open the inputs with a higher limit, e.g. reportgen.data.sources.parquet(path, "
-                "memory_limit='2GB'), and pass the source to report()."
+                f"memory_limit='2GB'), and pass the source to report(). DuckDB said: {withheld(str(error))}"
             ) from None
         except duckdb.Error as error:
             text = str(error)
