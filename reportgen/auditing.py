@@ -43,13 +43,13 @@ import pyarrow.parquet as pq
 
 from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
 from reportgen.data import lake
-from reportgen.data.engines import Source, quote
+from reportgen.data.engines import Source, quote, withheld
 from reportgen.data.in_place import tidy
 from reportgen.data.io import write_folder_schema
 from reportgen.data.reconcile import reconcile_roles
 from reportgen.data.relational import RelationalData
 from reportgen.data.roles import SYNTH
-from reportgen.data.sources import open_source
+from reportgen.data.sources import folder_format, open_source
 from reportgen.data.subsets import keep_rows
 from reportgen.data.validation import conform
 from reportgen.errors import DataError, InvalidParameterError
@@ -444,8 +444,8 @@ def _as_arrow(rows: pd.DataFrame, schema: pa.Schema, table: str) -> pa.Table:
     except (pa.ArrowInvalid, pa.ArrowTypeError) as error:
         raise DataError(
             f"Table {table!r} of the synthetic data: a batch of rows does not fit the column types of "
-            f"its sample ({error}). Give the column one type in the data (a cast in a view), or raise "
-            "n_max so that the sample shows its values."
+            f"its sample ({withheld(str(error))}). Give the column one type in the data (a cast in a "
+            "view), or raise n_max so that the sample shows its values."
         ) from None
 
 
@@ -540,8 +540,7 @@ def write_curated(curated: RelationalData, source: str, out: str, *, replace: bo
         write_folder(curated, out, format="parquet")
         return
     if path.is_dir():
-        parquet = any(f.name.lower().endswith(".parquet") for f in path.iterdir())
-        write_folder(curated, out, format="parquet" if parquet else "csv")
+        write_folder(curated, out, format=folder_format(path))  # Parquet part files may nest
         return
     suffix = next((s for s in TABLE_SUFFIXES if out.lower().endswith(s)), None)
     if suffix is None or len(curated) != 1:

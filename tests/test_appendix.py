@@ -492,6 +492,8 @@ def test_the_constants_written_out_match_the_code(default_results):
         f"≥ {100 * holdout_check.MIN_EXCESS:g} percentage point and",
         f"≥ {holdout_check.MIN_RATIO:g} {TIMES} c(H, T2)",
         f"at least {100 * holdout_check.MIN_EXCESS:g} percentage point and {holdout_check.MIN_RATIO:g} times the real",
+        f"by at least {100 * holdout_check.OVERLAP_EXCESS:g} percentage points with p < {holdout_check.LEVEL:.1%}",
+        f"a {['', '', 'half', 'third', 'quarter'][holdout_check.SET_ASIDE]}, |H| at most",
     ]
     for phrase in expected:
         assert phrase in text, phrase

@@ -9,8 +9,10 @@ live in ``reportgen.data.sources``, above every engine.
 from __future__ import annotations
 
 import hashlib
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,22 @@ class Engine(ABC):
     dialect: str
     scales_out = False
     """Whether the engine spreads a statement over machines (then no window runs over all values)."""
+    labels: dict[str, str]
+    """Each relation's SQL (and each file's path) with the table it is, for error messages (``name``)."""
+
+    def name(self, relations: Mapping[str, str], files: Mapping[str, list[Path]], description: str) -> None:
+        """Remember which table each relation and file is, so that an error can name it."""
+        labels = {relation: f"table {table!r} of the {description}" for table, relation in relations.items()}
+        labels |= {
+            str(f): f"table {table!r} of the {description}" for table, found in files.items() for f in found
+        }
+        self.labels = getattr(self, "labels", {}) | labels
+
+    def tables_in(self, query: str, message: str) -> list[str]:
+        """The tables an error of ``query`` concerns: the file it names, else the relations it reads."""
+        labels = getattr(self, "labels", {})
+        named = [label for file, label in labels.items() if f"file = {file}" in message]
+        return named or list(dict.fromkeys(label for rel, label in labels.items() if rel in query))
 
     @abstractmethod
     def rows(self, query: str) -> list[tuple[Any, ...]]:
@@ -85,6 +103,61 @@ class Engine(ABC):
         return {str(c): _family_of_dtype(t) for c, t in empty.dtypes.items()}
 
 
+_QUOTED = r"""("(?:[^"]|"")*"|'(?:[^']|'')*')"""
+_VALUE = re.compile(
+    rf"""\b(string|value|format|input|literal|convert)(:?\s+)({_QUOTED[1:-1]}|[-+]?\d[\w.+:-]*)""", re.I
+)
+_AFTER_COLON = re.compile(rf":\s*{_QUOTED}")
+_COLUMN = re.compile(r'column "((?:[^"]|"")+)"|source column (\S+)|Column (\S+) is being', re.I)
+WITHHELD = "(value withheld)"
+
+
+def withheld(text: str) -> str:
+    """An engine's message with every value of the data it quotes replaced by ``WITHHELD``.
+
+    Engines quote the value that failed (``Could not convert string 'Alice' to INT32``, ``with
+    value 1e12``, PostgreSQL's ``invalid input syntax for type integer: "Alice"``) and DuckDB the
+    whole line of a CSV (``Original Line: ...``): the report and the command line never print a
+    record. Column names, types and file paths stay.
+    """
+    kept = [line for line in text.splitlines() if not line.lstrip().startswith("Original Line")]
+    masked = _VALUE.sub(lambda m: f"{m[1]}{m[2]}{WITHHELD}", "\n".join(kept))
+    return _AFTER_COLON.sub(f": {WITHHELD}", masked)
+
+
+def engine_error(engine: str, text: str, tables: list[str]) -> str:
+    """What an engine's failed query means, naming the table, column, file and line, never a value.
+
+    Only the first paragraph of the engine's message is kept (DuckDB appends its reader's settings,
+    advice for its own API and the statement), with the values withheld.
+    """
+    head = " ".join(line.strip() for line in withheld(text).split("\n\n")[0].splitlines() if line.strip())
+    column = next((next(g for g in m.groups() if g) for m in _COLUMN.finditer(text)), None)
+    file = re.search(r"^\s*file = (.+)$", text, re.M)
+    where = " and ".join(tables) if tables else "the data"
+    where += f", column {column.replace(chr(34) * 2, chr(34))!r}" if column else ""
+    line = re.search(r"on Line: (\d+)", text)
+    place = [f"file {file[1].strip()!r}"] if file and file[1].strip() not in where else []
+    place += [f"line {line[1]}"] if line else []
+    where += f" ({', '.join(place)})" if place else ""
+    return f"{engine} could not read {where}: {head.rstrip('.')}. {_advice(text)}"
+
+
+def _advice(text: str) -> str:
+    """What to do about an engine's error, by its kind."""
+    lower = text.lower()
+    if "unicode" in lower or "utf-8" in lower or "utf8" in lower:
+        return "The file is not UTF-8: save it as UTF-8 and run again."
+    if "convert" in lower or "cast" in lower or "conversion" in lower or "out of range" in lower:
+        return (
+            "A value does not fit the type of its column (inferred from the first rows of a CSV, or the "
+            "file's own). Correct it where the message says, give the column one type in every file, or "
+            "read a CSV without --in-place, where a column of mixed values is read and reported. The value "
+            "is withheld: reportgen never prints a record of the data."
+        )
+    return "Check the input named here; values of the data are withheld from this message."
+
+
 def _family_of_dtype(dtype: Any) -> str:
     if pd.api.types.is_float_dtype(dtype):
         return DOUBLE
@@ -114,36 +187,38 @@ class DuckDBEngine(Engine):
             raise LoadError(f"Cannot open DuckDB database {database!r}: {error}") from None
 
     def rows(self, query: str) -> list[tuple[Any, ...]]:
-        return self._run(query).fetchall()
+        with self._errors(query):
+            return self.connection.execute(query).fetchall()
 
     def frame(self, query: str) -> pd.DataFrame:
-        return self._run(query).df()
+        with self._errors(query):
+            return self.connection.execute(query).df()
 
     def batches(self, query: str, size: int) -> Iterator[pd.DataFrame]:
-        import duckdb
-
         cursor = self.connection.cursor()  # its own result: other queries may run meanwhile
         try:
-            result = self._run(query, cursor)
-            yield from _rechunked(_chunks(result, max(1, size // DUCKDB_VECTOR)), size)
-        except duckdb.Error as error:
-            raise LoadError(f"DuckDB could not read the data: {error}") from None
+            with self._errors(query):
+                result = cursor.execute(query)
+                yield from _rechunked(_chunks(result, max(1, size // DUCKDB_VECTOR)), size)
         finally:
             cursor.close()
 
-    def _run(self, query: str, connection: Any = None) -> Any:
+    @contextmanager
+    def _errors(self, query: str) -> Iterator[None]:
+        """DuckDB's errors, running or fetching ``query``, as ``LoadError`` without a value of the data."""
         import duckdb
 
         try:
-            return (connection or self.connection).execute(query)
+            yield
         except duckdb.OutOfMemoryException as error:
             raise LoadError(
                 f"DuckDB ran out of its memory limit ({self.memory_limit}) on a query of the data. "
                 "Open the inputs with a higher limit, e.g. reportgen.data.sources.parquet(path, "
-                f"memory_limit='2GB'), and pass the source to report(). DuckDB said: {error}"
+                f"memory_limit='2GB'), and pass the source to report(). DuckDB said: {withheld(str(error))}"
             ) from None
         except duckdb.Error as error:
-            raise LoadError(f"DuckDB could not run a query on the data: {error}") from None
+            text = str(error)
+            raise LoadError(engine_error("DuckDB", text, self.tables_in(query, text))) from None
 
     def close(self) -> None:
         self.connection.close()
@@ -198,7 +273,7 @@ class SQLAlchemyEngine(Engine):
             sent = translate(query, self.dialect) if self.dialect in DIALECTS else query
             return conn.execute(sa.text(sent.replace(":", r"\:")))
         except sa.exc.SQLAlchemyError as error:
-            raise LoadError(f"Database {safe_url(self.engine)}: {db_message(error)}") from None
+            raise LoadError(f"Database {safe_url(self.engine)}: {withheld(db_message(error))}") from None
 
     def close(self) -> None:
         self.engine.dispose()
@@ -265,6 +340,7 @@ class Source:
     def __post_init__(self) -> None:
         if not self.relations:
             raise LoadError(f"{self.description} holds no tables.")
+        self.engine.name(self.relations, self.files, self.description)
         if self.schema is not None:
             missing = [t for t in self.schema if t not in self.relations]
             if missing:
@@ -331,14 +407,20 @@ def reaches(host: Source, other: Source) -> bool:
 
 
 def _folder_tables(folder: Path, fmt: str, named: Mapping[str, str]) -> dict[str, list[Path]]:
-    """Each table's files: ``<table>.<suffix>``, a sub-folder of part files, or the schema's file."""
+    """Each table's files: ``<table>.<suffix>``, a sub-folder of part files, or the schema's file.
+
+    A folder of Hive partitions (``year=2024/part-0.parquet``, no table files beside them) is one
+    table, named after the folder; so is each sub-folder of part files, partitioned or not.
+    """
     suffixes = _FORMATS[fmt]
     tables: dict[str, list[Path]] = {}
-    for entry in sorted(folder.iterdir()):
+    if is_partitioned(folder, suffixes):
+        tables[folder.name] = _part_files(folder, suffixes)
+    for entry in sorted(folder.iterdir()) if not tables else []:
         if entry.is_file() and entry.name.lower().endswith(suffixes):
             tables[_stem(entry)] = [entry]
         elif entry.is_dir():
-            parts = sorted(f for f in entry.rglob("*") if f.is_file() and f.name.lower().endswith(suffixes))
+            parts = _part_files(entry, suffixes)
             if parts:
                 tables[entry.name] = parts
     for table, file in named.items():
@@ -348,13 +430,40 @@ def _folder_tables(folder: Path, fmt: str, named: Mapping[str, str]) -> dict[str
                 f"Table {table!r}: the schema names {str(target)!r}, which does not exist. Fix the "
                 "schema's 'file' entry or add the file."
             )
-        tables[table] = sorted(target.rglob("*")) if target.is_dir() else [target]
+        tables[table] = _part_files(target, suffixes) if target.is_dir() else [target]
     if not tables:
         raise LoadError(
             f"Folder {str(folder)!r} holds no {fmt} tables: expected <table>{suffixes[0]} files or "
             f"sub-folders of {suffixes[0]} part files."
         )
     return tables
+
+
+def is_partition(name: str) -> bool:
+    """Whether a folder's name is a Hive partition, ``key=value``."""
+    key, equals, _ = name.partition("=")
+    return bool(key and equals)
+
+
+def partition_base(files: list[Path], root: Path) -> Path | None:
+    """The folder whose ``key=value`` sub-folders hold ``files`` (Spark's ``basePath``); None if none do."""
+    for file in files:
+        parts = file.relative_to(root).parts[:-1]
+        first = next((i for i, d in enumerate(parts) if is_partition(d)), None)
+        if first is not None:
+            return root.joinpath(*parts[:first])
+    return None
+
+
+def is_partitioned(folder: Path, suffixes: tuple[str, ...]) -> bool:
+    """Whether ``folder`` is one table of Hive partitions: only ``key=value`` folders of part files."""
+    entries = [e for e in folder.iterdir() if e.is_dir() or e.name.lower().endswith(suffixes)]
+    return bool(entries) and all(e.is_dir() and is_partition(e.name) for e in entries)
+
+
+def _part_files(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """The part files anywhere under ``folder``, in path order (other files, such as _SUCCESS, left out)."""
+    return sorted(f for f in folder.rglob("*") if f.is_file() and f.name.lower().endswith(suffixes))
 
 
 def _stem(path: Path) -> str:

@@ -161,7 +161,16 @@ def load_folder(path: PathLike, schema: SchemaSource = None) -> RelationalData:
     found = _table_files(folder)
     names = list(resolved) if resolved is not None else list(found)
     if not names:
-        raise LoadError(f"Folder {str(folder)!r} holds no table files; expected {'/'.join(TABLE_SUFFIXES)}.")
+        nested = any(f.is_dir() for f in folder.iterdir())
+        raise LoadError(
+            f"Folder {str(folder)!r} holds no table files; expected {'/'.join(TABLE_SUFFIXES)}."
+            + (
+                " Sub-folders of CSV part files (Hive partitions such as year=2024/ included) are read "
+                "in place: add --in-place (reportgen.sources.csv(folder) in Python)."
+                if nested
+                else ""
+            )
+        )
     files = {name: _table_file(folder, name, named.get(name), found) for name in names}
     return _finish({name: _read_table_file(file, name) for name, file in files.items()}, resolved)
 

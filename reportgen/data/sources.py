@@ -16,7 +16,11 @@ Constructors, one per kind of input::
 
 A folder's tables follow ``reportgen.data.io``: a schema file in the folder (or ``schema=``) names
 the tables and keys; without one, each table file (or each sub-folder of Parquet part files, the
-usual data-lake layout) is a table with inferred kinds.
+usual data-lake layout) is a table with inferred kinds. The part files of one table must agree:
+the same columns, each holding the same kind of values (numbers of any width, text, booleans,
+timestamps with or without a zone, dates; an all-missing column agrees with any kind); a table
+whose parts differ is refused, naming the files and the columns (``_check_parts``), since reading
+them as one would make each differing column look half missing.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 import sqlalchemy as sa
@@ -37,6 +41,8 @@ from reportgen.data.engines import (
     SQLAlchemyEngine,
     _folder_tables,
     _stem,
+    is_partition,
+    is_partitioned,
     quote,
 )
 from reportgen.data.io import (
@@ -158,12 +164,12 @@ def is_lake_input(text: PathLike) -> bool:
     path = Path(value)
     if path.suffix.lower() in (".duckdb", ".ddb", ".parquet"):
         return True
-    return path.is_dir() and _folder_format(path) == "parquet"
+    return path.is_dir() and folder_format(path) == "parquet"
 
 
 def _file_format(path: Path) -> str:
     if path.is_dir():
-        return _folder_format(path)
+        return folder_format(path)
     name = path.name.lower()
     for fmt, suffixes in _FORMATS.items():
         if name.endswith(suffixes):
@@ -174,11 +180,9 @@ def _file_format(path: Path) -> str:
     )
 
 
-def _folder_format(folder: Path) -> str:
-    """Parquet when the folder holds any Parquet file (directly or one level down), else CSV."""
-    if any(folder.glob("*.parquet")) or any(folder.glob("*/*.parquet")):
-        return "parquet"
-    return "csv"
+def folder_format(folder: Path) -> Literal["csv", "parquet"]:
+    """Parquet when the folder holds any Parquet file (at any depth: Hive partitions nest), else CSV."""
+    return "parquet" if next(folder.rglob("*.parquet"), None) is not None else "csv"
 
 
 def _files_source(path: Path, fmt: str, schema: SchemaSource, memory_limit: str) -> Source:
@@ -193,19 +197,111 @@ def _files_source(path: Path, fmt: str, schema: SchemaSource, memory_limit: str)
         files = {name: [path]}
     else:
         files = _folder_tables(path, fmt, named)
+        if resolved is not None and len(resolved) == 1 and not named and is_partitioned(path, _FORMATS[fmt]):
+            files = {next(iter(resolved)): files[path.name]}  # one table, as a single file is
         if resolved is not None:
             _check_tables(list(resolved), list(files), f"Folder {str(path)!r}")
     engine = DuckDBEngine(memory_limit=memory_limit)
-    relations = {name: _reader(fmt, found) for name, found in files.items()}
+    try:
+        _check_parts(fmt, files, engine)
+    except LoadError:
+        engine.close()
+        raise
+    relations = {name: _reader(fmt, found, path) for name, found in files.items()}
     return Source(engine, relations, resolved, f"{fmt} input {str(path)!r}", files)
 
 
-def _reader(fmt: str, files: list[Path]) -> str:
-    """The DuckDB table function that reads ``files`` in place (in name order)."""
+def _check_parts(fmt: str, files: Mapping[str, list[Path]], engine: DuckDBEngine) -> None:
+    """Refuse a table whose part files differ in their columns or in the kind of a column's values.
+
+    Each part is compared with the first: Parquet by its footer's schema, CSV by its header.
+    """
+    for table, found in files.items():
+        if len(found) < 2:
+            continue
+        first = _part_columns(fmt, found[0], engine)
+        folder = Path(os.path.commonpath(found))
+        for part in found[1:]:
+            problem = _parts_differ(
+                first,
+                _part_columns(fmt, part, engine),
+                *(str(f.relative_to(folder)) for f in (found[0], part)),
+            )
+            if problem:
+                raise LoadError(
+                    f"Table {table!r}: its part files in {str(folder)!r} differ: {problem}. Read as one "
+                    "table, such a column would be missing in some files' rows or mix kinds of values. "
+                    "Write every part with the same columns and the same kind of values (or give each "
+                    "its own table)."
+                )
+
+
+def _part_columns(fmt: str, file: Path, engine: DuckDBEngine) -> dict[str, str]:
+    """A part file's columns, each with the kind of its values (``""`` for CSV, whose types are guessed)."""
+    if fmt == "csv":
+        return {
+            str(row[0]): "" for row in engine.rows(f"DESCRIBE SELECT * FROM {_reader(fmt, [file], file)}")
+        }
+    import pyarrow.parquet as pq
+
+    try:
+        schema = pq.read_schema(file)
+    except (OSError, ValueError) as error:
+        raise LoadError(f"Cannot read the Parquet file {str(file)!r}: {error}") from None
+    return {field.name: _arrow_kind(field.type) for field in schema}
+
+
+def _arrow_kind(kind: Any) -> str:
+    """The kind of values an Arrow type holds, as reportgen reads them (widths do not matter)."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        return _arrow_kind(kind.value_type)
+    checks = [
+        (pa.types.is_null, "missing"),
+        (pa.types.is_boolean, "booleans"),
+        (lambda t: pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t), "numbers"),
+        (lambda t: pa.types.is_string(t) or pa.types.is_large_string(t), "text"),
+        (lambda t: pa.types.is_timestamp(t) and t.tz is not None, "timestamps with a time zone"),
+        (pa.types.is_timestamp, "timestamps"),
+        (pa.types.is_date, "dates"),
+    ]
+    return next((name for check, name in checks if check(kind)), str(kind))
+
+
+def _parts_differ(first: dict[str, str], other: dict[str, str], a: str, b: str) -> str | None:
+    """How the columns of part files ``a`` and ``b`` differ (None when they agree)."""
+    only_first = [c for c in first if c not in other]
+    only_other = [c for c in other if c not in first]
+    if only_first or only_other:
+        said = [f"{a} has {only_first} that {b} lacks"] if only_first else []
+        said += [f"{b} has {only_other} that {a} lacks"] if only_other else []
+        return " and ".join(said)
+    for column, kind in first.items():
+        if "missing" not in (kind, other[column]) and kind != other[column]:
+            return f"column {column!r} holds {kind} in {a} and {other[column]} in {b}"
+    return None
+
+
+def _reader(fmt: str, files: list[Path], root: Path) -> str:
+    """The DuckDB table function that reads ``files`` in place (in name order), under the input ``root``.
+
+    Hive partitions between ``root`` and the files (``year=2024/``) become columns, as DuckDB reads
+    them; a ``key=value`` folder above them (``/data/run=5/lake``) does not: DuckDB would read every
+    one of the path, so those are dropped (or partitions are not read at all where there are none).
+    """
     listed = "[" + ", ".join("'" + _literal_path(f).replace("'", "''") + "'" for f in files) + "]"
-    if fmt == "parquet":
-        return f"read_parquet({listed}, union_by_name = true)"
-    return f"read_csv({listed}, header = true, union_by_name = true)"
+    below = {_key(d) for f in files for d in f.relative_to(root).parts[:-1] if is_partition(d)}
+    options = ("" if fmt == "parquet" else "header = true, ") + "union_by_name = true"
+    reader = f"read_{fmt}({listed}, {options}, hive_partitioning = {str(bool(below)).lower()})"
+    above = sorted({_key(d) for d in root.absolute().parts if is_partition(d)} - below)
+    if below and above:
+        return f"(SELECT * EXCLUDE ({', '.join(quote(k) for k in above)}) FROM {reader})"
+    return reader
+
+
+def _key(partition: str) -> str:
+    return partition.partition("=")[0]
 
 
 def _literal_path(file: Path) -> str:

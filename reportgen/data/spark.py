@@ -32,7 +32,18 @@ from urllib.parse import parse_qs
 import pandas as pd
 
 from reportgen.data.dialects import translate
-from reportgen.data.engines import DOUBLE, OTHER, TIMESTAMP, Engine, Source, _folder_tables, _rechunked, quote
+from reportgen.data.engines import (
+    DOUBLE,
+    OTHER,
+    TIMESTAMP,
+    Engine,
+    Source,
+    _folder_tables,
+    _rechunked,
+    partition_base,
+    quote,
+    withheld,
+)
 from reportgen.data.io import SchemaSource, resolve_schema
 from reportgen.errors import InvalidParameterError, LoadError
 
@@ -67,14 +78,18 @@ class SparkEngine(Engine):
         try:
             return self.session.sql(translate(query, self.dialect))
         except Exception as error:  # pyspark's errors share no base class across classic and Connect
-            raise LoadError(f"Spark could not run a query on the data: {_first_line(error)}") from None
+            raise LoadError(
+                f"Spark could not run a query on the data: {withheld(_first_line(error))}"
+            ) from None
 
     def rows(self, query: str) -> list[tuple[Any, ...]]:
         frame = self._query(query)
         try:
             return [tuple(row) for row in frame.collect()]
         except Exception as error:
-            raise LoadError(f"Spark could not run a query on the data: {_first_line(error)}") from None
+            raise LoadError(
+                f"Spark could not run a query on the data: {withheld(_first_line(error))}"
+            ) from None
 
     def frame(self, query: str) -> pd.DataFrame:
         result = self._query(query)
@@ -286,8 +301,18 @@ def _folder_source(session: Any, folder: Path, schema: SchemaSource, url: str, o
         raise LoadError(f"{url}: folder {str(folder)!r} does not exist. Give a folder of Parquet files.")
     resolved, named = resolve_schema(schema if schema is not None else _schema_file(folder))
     files = _folder_tables(folder, "parquet", named)
-    tables = {name: session.read.parquet(*[str(f) for f in found]) for name, found in files.items()}
+    tables = {name: _read_parts(session, found, folder) for name, found in files.items()}
     return spark(session, tables, schema=resolved, description=f"Spark input {url!r}", owned=owned)
+
+
+def _read_parts(session: Any, files: list[Path], root: Path) -> Any:
+    """A table's part files as one Spark DataFrame, Hive partition keys below ``root`` as columns.
+
+    Spark finds partitions in the paths of listed files only below a ``basePath``.
+    """
+    base = partition_base(files, root)
+    reader = session.read if base is None else session.read.option("basePath", str(base))
+    return reader.parquet(*[str(f) for f in files])
 
 
 def _schema_file(folder: Path) -> Path | None:

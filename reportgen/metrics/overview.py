@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 import pandas as pd
 from pydantic import BaseModel, Field
@@ -238,10 +238,19 @@ def _missing_shares(ctx: EvaluationContext, role: str, table: str) -> dict[str, 
     frame = ctx.full_data(role)[table] if table in ctx.train else _whole_train(ctx)[table]
     if ctx.in_place is None:
         return {c: float(frame[c].isna().mean()) if len(frame) else 0.0 for c in frame.columns}
-    numeric = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c].dtype)]
+    numeric = [c for c in frame.columns if _holds_non_finite(frame[c].dtype)]
     counts = lake.missing_counts(ctx.in_place.sources[role], table, numeric, list(frame.columns))
     rows = ctx.in_place.rows[role][table]
     return {c: n / rows if rows else 0.0 for c, n in counts.items()}
+
+
+def _holds_non_finite(dtype: Any) -> bool:
+    """Whether a column can hold NaN or infinity, which count as missing: numbers, not booleans.
+
+    Booleans stay out of the engine's cast to a double, which DuckDB 2.0 pushes into its CSV reader,
+    where "True" is no number.
+    """
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _integrity(ctx: EvaluationContext) -> dict[str, dict[str, KeyIntegrity]]:

@@ -24,7 +24,7 @@ from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationConte
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import measured_and_skipped
 from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
-from reportgen.privacy.holdout_check import HoldoutCheck, holdout_check
+from reportgen.privacy.holdout_check import HoldoutCheck, HoldoutOverlap, holdout_check, holdout_overlap
 from reportgen.privacy.proximity import (
     NearestNeighbourDistances,
     PrivacyStats,
@@ -52,6 +52,9 @@ class TablePrivacy(BaseModel):
     max_similarity: MaxSimilarityStats | None = None
     holdout_check: HoldoutCheck | None = Field(
         default=None, description="Holdout rows the synthetic data repeats, against chance (needs a holdout)."
+    )
+    holdout_overlap: HoldoutOverlap | None = Field(
+        default=None, description="Holdout rows equal to a training row, against chance (needs a holdout)."
     )
 
 
@@ -228,6 +231,7 @@ def _privacy(ctx: EvaluationContext, name: str, view: DistanceView, section: boo
         proximity_reason=reason,
         max_similarity=max_similarity,
         holdout_check=_holdout_check(ctx, name, view, frames, searches) if section else None,
+        holdout_overlap=_holdout_overlap(ctx, name, frames) if section else None,
     )
 
 
@@ -254,3 +258,12 @@ def _holdout_check(
         return None
     ctx.progress(f"{name}: holdout rows in the synthetic data")
     return holdout_check(view.rows, frames, ctx.rng(f"holdout-check:{name}"), searches)
+
+
+def _holdout_overlap(
+    ctx: EvaluationContext, name: str, frames: dict[str, pd.DataFrame]
+) -> HoldoutOverlap | None:
+    """Whether the holdout repeats training rows beyond chance (None without a holdout)."""
+    if TEST not in frames:
+        return None
+    return holdout_overlap(frames[TEST], frames[TRAIN], ctx.rng(f"holdout-overlap:{name}"))

@@ -63,6 +63,7 @@ from sklearn.svm import LinearSVC, LinearSVR
 from threadpoolctl import threadpool_limits
 
 from reportgen.context import EvaluationContext
+from reportgen.data.engines import withheld
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind
 from reportgen.disclosure import Disclosure
@@ -561,7 +562,7 @@ def _scored(model: Any, x: Features, y: np.ndarray, task: Task, note: str | None
 
 
 def _first_line(error: Exception, limit: int = 160) -> str:
-    text = str(error).strip().splitlines()[0] if str(error).strip() else "no message"
+    text = withheld(str(error).strip().splitlines()[0]) if str(error).strip() else "no message"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

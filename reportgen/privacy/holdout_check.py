@@ -31,6 +31,10 @@ compared with an independent real sample of the same size, seen from ``H``:
   So closeness cannot tell "saw the holdout" apart; only a holdout share well below the training
   rows' says that the generator memorised training rows and not holdout rows.
 
+A holdout that overlaps the training rows (``holdout_overlap``) is judged the same way: how many
+holdout rows equal a training row, against how many training rows set aside equal one of the other
+training rows (see ``holdout_overlap``).
+
 Every search is read from the privacy section's ``ProximitySearches`` (the shared neighbour lists,
 where they exist), so the closeness costs little beyond the section's own searches.
 """
@@ -43,7 +47,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
-from scipy.stats import binomtest
+from scipy.stats import binomtest, fisher_exact
 
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.privacy.distance_space import EmbeddedRows
@@ -52,6 +56,8 @@ from reportgen.privacy.proximity import ProximitySearches, copied_rows
 LEVEL = 0.001  # one-sided: a false alarm blames the user's pipeline, so the level is strict
 MIN_EXCESS = 0.01  # at least 1 percentage point more holdout rows repeated than by a real sample
 MIN_RATIO = 1.5  # and at least 1.5 times as many
+OVERLAP_EXCESS = 0.1  # holdout rows equal to a training row beyond chance by this share: the split leaked
+SET_ASIDE = 4  # a quarter of the training rows (|H| at most) set aside as an independent real sample
 
 
 class HoldoutCheck(BaseModel):
@@ -175,3 +181,55 @@ def _mcnemar(only_synth: int, only_sample: int) -> float:
 def _closer(to_synth: np.ndarray, to_sample: np.ndarray) -> float:
     """Share of rows whose nearest synthetic row is nearer than their nearest real-sample row (ties half)."""
     return float(np.mean((to_synth < to_sample) + 0.5 * (to_synth == to_sample)))
+
+
+class HoldoutOverlap(BaseModel):
+    """Holdout rows equal to a training row, against training rows set aside that equal the others."""
+
+    holdout_rows: int = Field(description="Holdout rows compared (|H|).")
+    set_aside_rows: int = Field(description="Training rows Ta set aside as an independent real sample.")
+    kept_rows: int = Field(description="The other training rows Tb, which both are compared with.")
+    holdout_in_training: float = Field(
+        ge=0, le=1, description="Share of holdout rows with a verbatim equal among the Tb rows."
+    )
+    set_aside_in_training: float = Field(
+        ge=0, le=1, description="Share of the Ta rows with a verbatim equal among the Tb rows (chance)."
+    )
+    p_value: float = Field(ge=0, le=1, description="One-sided Fisher exact test of the two shares.")
+    leaked: bool = Field(description="Whether holdout rows equal training rows clearly beyond chance.")
+
+
+def holdout_overlap(holdout: pd.DataFrame, train: pd.DataFrame, rng: np.random.Generator) -> HoldoutOverlap:
+    """Whether the holdout repeats training rows beyond what an independent real sample repeats.
+
+    On data with few possible rows (a few categorical columns) every row has an equal anywhere,
+    so a raw share says nothing: the training rows are cut at random into ``Ta`` (a quarter, ``|H|``
+    at most) and ``Tb``; under an honest split ``H`` and ``Ta`` are independent samples of the same
+    data, equally likely to equal a ``Tb`` row, so the two shares are compared by a one-sided
+    Fisher exact test at ``LEVEL`` with a minimum excess of ``OVERLAP_EXCESS``. Frames hold the
+    distance space's columns as given, as the exact copies are counted.
+    """
+    n_set_aside = min(len(holdout), len(train) // SET_ASIDE)
+    order = rng.permutation(len(train))
+    set_aside, kept = train.iloc[np.sort(order[:n_set_aside])], train.iloc[np.sort(order[n_set_aside:])]
+    in_kept, chance = copied_rows(holdout, kept), copied_rows(set_aside, kept)
+    rate = float(in_kept.mean()) if len(holdout) else 0.0
+    expected = float(chance.mean()) if n_set_aside else 0.0
+    p_value = _fisher(int(in_kept.sum()), len(holdout), int(chance.sum()), n_set_aside)
+    return HoldoutOverlap(
+        holdout_rows=len(holdout),
+        set_aside_rows=n_set_aside,
+        kept_rows=len(kept),
+        holdout_in_training=rate,
+        set_aside_in_training=expected,
+        p_value=p_value,
+        leaked=p_value < LEVEL and rate - expected >= OVERLAP_EXCESS,
+    )
+
+
+def _fisher(hits: int, n: int, chance_hits: int, n_chance: int) -> float:
+    """P(the holdout's share is at least this high | both samples equally likely to hit), one-sided."""
+    if n == 0 or n_chance == 0:
+        return 1.0
+    table = [[hits, n - hits], [chance_hits, n_chance - chance_hits]]
+    return float(fisher_exact(table, alternative="greater").pvalue)

@@ -86,23 +86,11 @@ def _copy_alarms(privacy: Any, shared: set[str], copies_between_parts: Mapping[s
             continue
         copies, reference = t.distances.exact_copies, t.distances.exact_copies_holdout
         if (
-            reference is not None
-            and reference > OVERLAP_SHARE
+            (overlap := t.holdout_overlap) is not None
+            and overlap.leaked
             and t.table.removesuffix(ENTITY_SUFFIX) not in shared
         ):
-            alarms.append(
-                Finding(
-                    severity="warning",
-                    code="holdout_overlaps_training",
-                    table=t.table,
-                    message=(
-                        f"{reference:.1%} of the holdout rows equal a training row, so the holdout is "
-                        "not data the generator never saw and every reference level is too kind. Keep "
-                        "the holdout apart before fitting the generator (unless it is a lookup table "
-                        "copied to both sides)."
-                    ),
-                )
-            )
+            alarms.append(_overlap_finding(t.table, overlap))
         than = "" if reference is None else f", against {reference:.1%} of holdout rows"
         if reference is None and t.table in copies_between_parts:
             reference = copies_between_parts[t.table]
@@ -120,6 +108,22 @@ def _copy_alarms(privacy: Any, shared: set[str], copies_between_parts: Mapping[s
                 )
             )
     return alarms
+
+
+def _overlap_finding(table: str, overlap: Any) -> Finding:
+    """A holdout that repeats training rows beyond chance, with both shares (``HoldoutOverlap``)."""
+    return Finding(
+        severity="warning",
+        code="holdout_overlaps_training",
+        table=table,
+        message=(
+            f"{overlap.holdout_in_training:.1%} of the holdout rows equal one of {overlap.kept_rows:,} "
+            f"training rows, against {overlap.set_aside_in_training:.1%} of {overlap.set_aside_rows:,} other "
+            "training rows (what chance gives on these data), so the holdout is not data the generator "
+            "never saw and every reference level is too kind. Keep the holdout apart before fitting the "
+            "generator (unless it is a lookup table copied to both sides)."
+        ),
+    )
 
 
 def _holdout_seen_alarms(privacy: Any, shared: set[str]) -> list[Finding]:
@@ -154,9 +158,6 @@ def _holdout_seen_message(check: Any) -> str:
         "linkability and inference risks and TSTR treat the holdout as rows the generator never saw, so "
         "they are unreliable and too kind here. Keep the holdout apart before fitting the generator."
     )
-
-
-OVERLAP_SHARE = 0.1  # holdout rows equal to a training row beyond this share: the split leaked
 
 
 SECTION = Section(

@@ -28,7 +28,7 @@ from reportgen.sections.similarity import SECTION
 from reportgen.settings import ReportSettings
 
 from ..test_provenance import _duckdb_file, _engine_fingerprint, _kinds, _mixed
-from .test_lake import mixed, shop
+from .test_lake import mixed, people_csv, shop
 
 
 def test_count_distribution_quantile_and_median_match_numpy():
@@ -526,3 +526,17 @@ def test_file_names_with_glob_characters_are_read_as_those_files(tmp_path, fmt):
         for name, relation in source.relations.items()
     }
     assert read == {name.split("/")[0]: values for name, values in tables.items()}
+
+
+def test_booleans_in_a_csv_read_in_place_count_their_missing_values(tmp_path):
+    """DuckDB 2.0 pushes a CAST of a boolean column to DOUBLE into its CSV reader, which then fails."""
+    frame = people_csv(tmp_path / "people.csv", n=500, bad_row=None)
+    frame = frame.astype({"member": object})
+    frame.loc[::7, "member"] = None
+    frame.to_csv(tmp_path / "people.csv", index=False)
+    source = rg.sources.csv(tmp_path / "people.csv")
+    with prepared(source, None, source, ReportSettings(seed=0)) as context:
+        (table,) = compute_overview(context).tables
+    assert table.counted_in == "duckdb"
+    missing = {c.name: c.missing_train for c in table.columns}
+    assert missing == {"age": 0, "income": 0, "city": 0, "member": pytest.approx(72 / 500)}

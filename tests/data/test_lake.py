@@ -1,5 +1,6 @@
 """Aggregates computed in the engine (DuckDB, PostgreSQL) equal the in-memory ones exactly."""
 
+import json
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ from sqlglot import exp
 
 from reportgen.binning import bin_counts_in_memory, fit_bins
 from reportgen.data import lake, lake_sample, sources
+from reportgen.data.engines import withheld
 from reportgen.data.io import write_sql
 from reportgen.data.kinds import to_canonical
 from reportgen.data.links import CountDistribution, link
@@ -239,6 +241,214 @@ def test_a_query_past_the_memory_limit_says_which_limit_and_how_to_raise_it(tmp_
     source = sources.parquet(tmp_path / "big.parquet", memory_limit="1MB")
     with pytest.raises(LoadError, match=r"memory limit \(1MB\).*memory_limit='2GB'"):
         source.engine.rows(f"SELECT a, COUNT(*) FROM {source.relations['big']} GROUP BY a")
+
+
+# -- part files of one table ------------------------------------------------------------------------
+def parts(folder, *frames, fmt: str = "parquet"):
+    """A table folder of part files, one per frame."""
+    folder.mkdir(parents=True)
+    for i, frame in enumerate(frames):
+        file = folder / f"part-{i}.{fmt}"
+        frame.to_parquet(file, index=False) if fmt == "parquet" else frame.to_csv(file, index=False)
+    return folder.parent
+
+
+def test_part_files_whose_columns_differ_are_refused_naming_table_files_and_columns(tmp_path):
+    """One part names ``income``, the next ``income_usd``: a union would make half of each column missing."""
+    frame = mixed(200, 0)[["x", "i", "c"]]
+    lake_folder = parts(tmp_path / "lake" / "people", frame[:100], frame[100:].rename(columns={"i": "i_usd"}))
+    with pytest.raises(LoadError) as caught:
+        sources.parquet(lake_folder)
+    message = str(caught.value)
+    assert "Table 'people'" in message and "part-0.parquet" in message and "part-1.parquet" in message
+    assert "['i']" in message and "['i_usd']" in message and "same columns" in message
+
+
+def test_part_files_whose_column_holds_other_kinds_of_values_are_refused(tmp_path):
+    frame = pd.DataFrame({"age": np.arange(200), "city": ["Rome", "Oslo"] * 100})
+    later = frame[100:].astype({"age": str})
+    with pytest.raises(
+        LoadError, match=r"Table 'people'.*column 'age'.*numbers in part-0.parquet.*text in part-1"
+    ):
+        sources.parquet(parts(tmp_path / "lake" / "people", frame[:100], later))
+    csv_folder = parts(
+        tmp_path / "csv" / "people", frame[:100], frame[100:].rename(columns={"age": "years"}), fmt="csv"
+    )
+    with pytest.raises(LoadError, match=r"Table 'people'.*\['age'\].*\['years'\]"):
+        sources.csv(csv_folder)
+
+
+def test_part_files_that_differ_only_in_width_or_missing_values_are_one_table(tmp_path):
+    """int32 and int64, int and double, an all-missing column (Arrow's null type): DuckDB widens them."""
+    first = pd.DataFrame({"n": np.arange(3, dtype="int32"), "x": [1.5, 2.5, 3.5], "s": ["a", "b", "c"]})
+    second = pd.DataFrame({"n": np.arange(3, dtype="int64"), "x": [1, 2, 3], "s": [None, None, None]})
+    with sources.parquet(parts(tmp_path / "lake" / "t", first, second)) as source:
+        assert lake.row_count(source, "t") == 6 and source.columns("t") == ["n", "x", "s"]
+
+
+def hive(folder, frame: pd.DataFrame, by: str):
+    """``frame`` written as Hive partitions: ``folder/<by>=<value>/part-0.parquet`` without the column."""
+    for value, rows in frame.groupby(by):
+        (folder / f"{by}={value}").mkdir(parents=True)
+        rows.drop(columns=by).to_parquet(folder / f"{by}={value}" / "part-0.parquet", index=False)
+    return folder
+
+
+def people(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n),
+            "city": rng.choice(["Rome", "Oslo"], n),
+            "year": rng.choice([2020, 2021], n),
+        }
+    )
+
+
+def test_a_hive_partitioned_folder_is_one_table_whose_partition_keys_are_columns(tmp_path):
+    """``train/year=2020/part-0.parquet``: one table, ``train``, with ``year`` read from the folder names."""
+    frame = people(300, 0)
+    flat = hive(tmp_path / "train", frame, "year")
+    nested = hive(tmp_path / "lake" / "people", frame, "year").parent
+    for given, table in ((flat, "train"), (nested, "people")):
+        assert sources.is_lake_input(given)
+        with sources.open_source(given) as source:
+            assert list(source.relations) == [table] and source.columns(table) == ["age", "city", "year"]
+            read = source.engine.frame(
+                f"SELECT year, COUNT(*) AS n FROM {source.relations[table]} GROUP BY 1 ORDER BY 1"
+            )
+        assert (
+            dict(zip(read["year"], read["n"], strict=True))
+            == frame["year"].value_counts().sort_index().to_dict()
+        )
+
+
+def test_a_folder_named_like_a_partition_above_the_input_adds_no_column(tmp_path):
+    """DuckDB reads every ``key=value`` folder of a path as a partition; only those below the input are."""
+    frame = people(50, 0)
+    folder = tmp_path / "run=5" / "lake" / "people"
+    folder.mkdir(parents=True)
+    frame.to_parquet(folder / "part-0.parquet", index=False)
+    with sources.parquet(folder.parent) as source:
+        assert source.columns("people") == ["age", "city", "year"]
+    partitioned = hive(tmp_path / "run=6" / "lake" / "people", frame, "year").parent
+    with sources.parquet(partitioned) as source:
+        assert source.columns("people") == ["age", "city", "year"] and lake.row_count(source, "people") == 50
+
+
+def test_the_command_line_reads_hive_partitioned_folders(tmp_path, capsys):
+    from reportgen.cli import main
+
+    hive(tmp_path / "train", people(400, 0), "year")
+    hive(tmp_path / "synth", people(400, 1), "year")
+    out = tmp_path / "r.html"
+    args = [
+        "report",
+        "--train",
+        str(tmp_path / "train"),
+        "--synth",
+        str(tmp_path / "synth"),
+        "--out",
+        str(out),
+    ]
+    assert main([*args, "--quiet", "--risk-attacks", "100", "--n-max-utility", "100"]) in (0, 3)
+    (table,) = json.loads(out.with_suffix(".json").read_text())["sections"]["overview"]["tables"]
+    assert [c["name"] for c in table["columns"]] == ["age", "city", "year"] and table["rows_train"] == 400
+    assert "Traceback" not in capsys.readouterr().err
+
+
+# -- engine errors never quote a record ------------------------------------------------------------
+SECRET = "Alice Smith"
+
+
+def people_csv(path, n: int = 25_000, bad_row: int | None = 24_000, bad: str = SECRET):
+    """A CSV whose 'age' column is whole numbers but for one row past DuckDB's type sniffing."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {
+            "age": rng.integers(18, 90, n).astype(object),
+            "income": rng.normal(30_000, 5_000, n).round(2),
+            "city": rng.choice(["Paris", "Rome"], n),
+            "member": rng.choice([True, False], n),
+        }
+    )
+    if bad_row is not None:
+        frame.loc[bad_row, "age"] = bad
+    frame.to_csv(path, index=False)
+    return frame
+
+
+def test_a_value_that_does_not_fit_its_column_is_named_by_place_never_by_value(tmp_path):
+    people_csv(tmp_path / "people.csv")
+    with sources.csv(tmp_path / "people.csv") as source, pytest.raises(LoadError) as caught:
+        source.engine.rows(f"SELECT SUM(age) FROM {source.relations['people']}")
+    message = str(caught.value)
+    assert "table 'people'" in message and "column 'age'" in message and "line 24002" in message
+    assert str(tmp_path / "people.csv") in message and "without --in-place" in message
+    assert SECRET not in message and "Paris" not in message and "Rome" not in message
+    assert "Original Line" not in message
+
+
+def test_a_byte_that_is_not_utf8_is_named_by_line_never_by_the_lines_values(tmp_path):
+    people_csv(tmp_path / "people.csv", bad_row=None)
+    raw = (tmp_path / "people.csv").read_bytes()
+    at = raw.index(b"Paris", len(raw) // 2)
+    (tmp_path / "people.csv").write_bytes(raw[:at] + b"Par\xffs" + raw[at + 5 :])
+    with sources.csv(tmp_path / "people.csv") as source, pytest.raises(LoadError) as caught:
+        lake.row_count(source, "people")
+    message = str(caught.value)
+    assert "table 'people'" in message and "UTF-8" in message and "CSV Error on Line" in message
+    assert (
+        "Original Line" not in message
+        and "Rome" not in message
+        and "Par" not in message.replace("Parquet", "")
+    )
+
+
+def test_a_cast_error_of_a_parquet_column_withholds_the_value(tmp_path):
+    pd.DataFrame({"age": ["41", SECRET]}).to_parquet(tmp_path / "people.parquet")
+    with sources.parquet(tmp_path / "people.parquet") as source, pytest.raises(LoadError) as caught:
+        source.engine.rows(f"SELECT CAST(age AS INTEGER) FROM {source.relations['people']}")
+    message = str(caught.value)
+    assert "table 'people'" in message and "column 'age'" in message and SECRET not in message
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ('invalid input syntax for type double precision: "Alice Smith"', "for type double precision"),
+        ("[CAST_INVALID_INPUT] The value 'Alice Smith' of the type \"STRING\" cannot be cast", "CAST_INVALID_INPUT"),
+        ("Could not convert string 'Alice Smith' to INT32 when casting from source column age", "column age"),
+        ("Type DOUBLE with value 1234567.5 can't be cast because the value is out of range", "out of range"),
+        ('invalid timestamp field format: "1234567", expected format is (YYYY-MM-DD)', "expected format"),
+        ("CSV Error on Line: 9\nOriginal Line: 1234567,Alice Smith,Paris\nError", "Line: 9"),
+        ("Could not convert 'Alice Smith' with type str: tried to convert to int64", "tried to convert"),
+        ("could not convert string to float: 'Alice Smith'", "to float"),
+    ],
+)  # fmt: skip
+def test_every_engines_way_of_quoting_a_value_is_withheld(said, kept):
+    """DuckDB's, PostgreSQL's, Spark's, Arrow's and Python's ways of quoting the value that failed."""
+    shown = withheld(said)
+    assert kept in shown and "Alice" not in shown and "1234567" not in shown
+
+
+def test_the_command_line_never_prints_the_record_of_an_engine_error(tmp_path, capsys):
+    from reportgen.cli import main
+
+    people_csv(tmp_path / "train.csv")
+    people_csv(tmp_path / "synth.csv", bad_row=None)
+    args = [
+        "report",
+        "--in-place",
+        "--train",
+        str(tmp_path / "train.csv"),
+        "--synth",
+        str(tmp_path / "synth.csv"),
+    ]
+    assert main([*args, "--out", str(tmp_path / "r.html"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "column 'age'" in err and SECRET not in err and "Traceback" not in err
+    assert not (tmp_path / "r.html").exists()
 
 
 # -- the canonical text of a double ----------------------------------------------------------------------

@@ -359,6 +359,26 @@ def test_a_spark_url_reads_a_parquet_folder_in_the_running_session_and_leaves_it
 @SPARK
 @JAVA
 @SPARK_GROUP
+def test_a_hive_partitioned_folder_reads_its_partition_keys_as_columns_in_spark(spark_session, tmp_path):
+    """The layout DuckDB reads (``lake/events/year=2020/part-0.parquet``), read by Spark alike."""
+    frame = pd.DataFrame({"x": np.arange(30.0), "year": np.repeat([2020, 2021, 2022], 10)})
+    for year, rows in frame.groupby("year"):
+        (tmp_path / "lake" / "events" / f"year={year}").mkdir(parents=True)
+        rows.drop(columns="year").to_parquet(tmp_path / "lake" / "events" / f"year={year}" / "p.parquet")
+    with rg.sources.open_source(f"spark://local[2]{tmp_path / 'lake'}") as source:
+        assert source.columns("events") == ["x", "year"]
+        assert sorted(
+            source.engine.rows(f"SELECT year, COUNT(*) FROM {source.relations['events']} GROUP BY year")
+        ) == [
+            (2020, 10),
+            (2021, 10),
+            (2022, 10),
+        ]
+
+
+@SPARK
+@JAVA
+@SPARK_GROUP
 def test_a_missing_spark_table_is_named_in_the_error(spark_session):
     with pytest.raises(LoadError, match="'orders'"):
         rg.sources.spark(spark_session, {"orders": "default.no_such_table"})

@@ -165,3 +165,72 @@ def test_a_report_of_an_honest_generator_has_no_holdout_alarm(real, tmp_path):
     assert results.gates.passed
     html = (tmp_path / "r.html").read_text()
     assert "Holdout rows repeated verbatim" in html and "holdout-seen" not in html
+
+
+def overlap(train: pd.DataFrame, test: pd.DataFrame, synth: pd.DataFrame, seed: int = 0):
+    settings = ReportSettings(seed=seed, privacy_repeats=1, n_max_gower=200)
+    return compute_privacy(prepare_context(train, test, synth, settings)).tables[0].holdout_overlap
+
+
+def medium_cardinality(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Four categorical columns with 4,000 combinations: a holdout repeats a third of 1,500 rows by chance."""
+    return pd.DataFrame(
+        {
+            "a": rng.choice(list("abcdefghij"), n),
+            "b": rng.choice(list("klmnopqrst"), n),
+            "c": rng.choice(list("uvwxyzAB"), n),
+            "d": rng.choice(list("01234"), n),
+        }
+    )
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_holdout_that_repeats_training_rows_by_chance_does_not_overlap(seed):
+    """With 40 possible rows every holdout row equals a training row, as any independent sample's do."""
+    rng = np.random.default_rng(seed)
+    train, test, synth = few_combinations(1000, rng), few_combinations(500, rng), few_combinations(1000, rng)
+    result = overlap(train, test, synth, seed=seed)
+    assert result.holdout_in_training > 0.95 and result.set_aside_in_training > 0.95
+    assert not result.leaked
+    rng = np.random.default_rng(seed)
+    train, test = medium_cardinality(2000, rng), medium_cardinality(800, rng)
+    result = overlap(train, test, medium_cardinality(2000, rng), seed=seed)
+    assert 0.2 < result.holdout_in_training < 0.45 and not result.leaked  # far above the old 10%
+
+
+@pytest.mark.parametrize("leaked_share", [0.5, 1.0])
+def test_a_holdout_taken_from_the_training_rows_overlaps(leaked_share):
+    """Holdout rows that are training rows are flagged, on data where chance repeats rows too."""
+    rng = np.random.default_rng(7)
+    train, fresh = medium_cardinality(2000, rng), medium_cardinality(800, rng)
+    n = round(leaked_share * len(fresh))
+    test = pd.concat(
+        [train.iloc[rng.choice(len(train), n, replace=False)], fresh.iloc[n:]], ignore_index=True
+    )
+    result = overlap(train, test, medium_cardinality(2000, rng))
+    assert result.leaked and result.p_value < 1e-6
+    assert result.holdout_in_training > result.set_aside_in_training + 0.1
+    rng = np.random.default_rng(7)
+    train, fresh = population(1500, rng), population(700, rng)
+    test = pd.concat([train.iloc[:100], fresh.iloc[100:]], ignore_index=True)  # 14% of the holdout
+    result = overlap(train, test, population(1500, rng))
+    assert result.leaked and result.set_aside_in_training == 0
+
+
+def test_a_report_on_few_possible_rows_raises_no_holdout_alarm(tmp_path):
+    """The false alarm of issue 37: an honest split and generator on 40 possible rows."""
+    rng = np.random.default_rng(0)
+    train, test, synth = few_combinations(1000, rng), few_combinations(500, rng), few_combinations(1000, rng)
+    results = rg.report(train, test, synth, tmp_path / "r.html", seed=0)
+    codes = {f.code for f in results.findings}
+    assert not codes & {"holdout_overlaps_training", "generator_saw_holdout", "exact_copies_above_reference"}
+
+
+def test_a_report_with_a_leaked_holdout_says_so_with_the_reference(tmp_path):
+    rng = np.random.default_rng(1)
+    train = medium_cardinality(1500, rng)
+    test = train.sample(500, random_state=0)
+    results = rg.report(train, test, medium_cardinality(1500, rng), tmp_path / "r.html", seed=0)
+    found = [f for f in results.findings if f.code == "holdout_overlaps_training"]
+    assert len(found) == 1 and found[0].severity == "warning"
+    assert "other training rows" in found[0].message and "what chance gives" in found[0].message
