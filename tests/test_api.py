@@ -118,7 +118,7 @@ def test_synthetic_key_problems_are_reported_not_raised(tmp_path):
     [
         (
             {"n_max_train": 0},
-            r"The 'n_max_train' parameter of report must be an int in the range \[1, inf\]. Got 0 instead.",
+            r"The 'n_max_train' parameter of report must be an int in the range \[1, inf\). Got 0 instead.",
         ),
         (
             {"seed": -1},

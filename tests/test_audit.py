@@ -82,7 +82,7 @@ def test_a_larger_alpha_keeps_more_rows(planted):
             r"The 'alpha' parameter of audit must be a float in the range \(0, 1\]. Got 0.0 instead.",
         ),
         ({"alpha": 1.5}, r"The 'alpha' parameter of audit must be a float in the range \(0, 1\]"),
-        ({"n_max": 0}, r"The 'n_max' parameter of audit must be an int in the range \[1, inf\]"),
+        ({"n_max": 0}, r"The 'n_max' parameter of audit must be an int in the range \[1, inf\)"),
         ({"device": 3}, r"The 'device' parameter of audit must be None or a str"),
     ],
 )

@@ -168,7 +168,7 @@ def test_a_report_of_an_honest_generator_has_no_holdout_alarm(real, tmp_path):
 
 
 def overlap(train: pd.DataFrame, test: pd.DataFrame, synth: pd.DataFrame, seed: int = 0):
-    settings = ReportSettings(seed=seed, privacy_repeats=1, n_max_gower=200)
+    settings = report_settings(seed=seed, privacy_repeats=1, n_max_gower=200)
     return compute_privacy(prepare_context(train, test, synth, settings)).tables[0].holdout_overlap
 
 

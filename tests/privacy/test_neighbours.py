@@ -217,7 +217,7 @@ def test_gpu_gives_the_cpu_result():
         (
             {"query": np.ones((3, 2)), "k": 0},
             InvalidParameterError,
-            r"The 'k' parameter of knn must be an int in the range \[1, inf\]. Got 0 instead.",
+            r"The 'k' parameter of knn must be an int in the range \[1, inf\). Got 0 instead.",
         ),
         ({"query": np.ones(3)}, InvalidParameterError, r"must be a 2-D array.*shape \(3,\)"),
         ({"query": np.array([["a", "b"]])}, InvalidParameterError, "must hold numbers"),
