@@ -526,3 +526,28 @@ def test_file_names_with_glob_characters_are_read_as_those_files(tmp_path, fmt):
         for name, relation in source.relations.items()
     }
     assert read == {name.split("/")[0]: values for name, values in tables.items()}
+
+
+def test_a_file_read_in_place_gives_the_rows_of_the_same_data_in_memory_whatever_its_row_order(tmp_path):
+    """Under the cap every row, over it DuckDB's sample (md5 order): each in the canonical row order."""
+    frame = mixed(2_000, 4)
+    for name, rows in (("given", frame), ("shuffled", frame.sample(frac=1.0, random_state=9))):
+        (tmp_path / name).mkdir()
+        rows.to_parquet(tmp_path / name / "events.parquet", index=False)
+
+    def prepared_rows(data, cap: int) -> pd.DataFrame:
+        settings = ReportSettings(seed=0, n_max_train=cap, n_max_synth=cap)
+        with prepared(data, None, data, settings) as context:
+            return context.table("events").frame(TRAIN)
+
+    in_memory = prepared_rows({"events": frame}, 5_000)
+    for name in ("given", "shuffled"):
+        with rg.sources.parquet(tmp_path / name) as source:
+            pd.testing.assert_frame_equal(prepared_rows(source, 5_000), in_memory)
+    with (
+        rg.sources.parquet(tmp_path / "given") as given,
+        rg.sources.parquet(tmp_path / "shuffled") as shuffled,
+    ):
+        sample = prepared_rows(given, 500)
+        assert len(sample) == 500
+        pd.testing.assert_frame_equal(prepared_rows(shuffled, 500), sample)
