@@ -179,7 +179,8 @@ def audit(
     from reportgen.settings import ReportSettings
 
     settings = ReportSettings(seed=seed, n_max_train=n_max, n_max_synth=_largest_table(data_synth))
-    with prepared(data_train, None, data_synth, settings, schema=schema) as ctx:
+    # the synthetic rows stay in the order given: the curated rows and their flags are returned in it
+    with prepared(data_train, None, data_synth, settings, schema=schema, keep_order=(SYNTH,)) as ctx:
         return _audited(ctx, alpha, entities, OneClassConfig(device=device))
 
 
@@ -274,7 +275,9 @@ def curate(
         rows = lake.row_count(synth, table)
         missing = {table: _columns_with_missing(synth, table)} if rows > n_max else {}
         settings = ReportSettings(seed=seed, n_max_train=n_max, n_max_synth=n_max)
-        with prepared(data_train, None, synth, settings, schema=schema, missing_elsewhere=missing) as ctx:
+        with prepared(  # the synthetic order as audit() keeps it, so both flag the same rows alike
+            data_train, None, synth, settings, schema=schema, missing_elsewhere=missing, keep_order=(SYNTH,)
+        ) as ctx:
             stream = _Stream.start(ctx, alpha, OneClassConfig(device=device))
             batches = synth.engine.batches(f"SELECT * FROM {synth.relations[table]}", batch_rows)
             written = _write_streamed(ctx, stream, batches, Path(out), flags_file)

@@ -25,6 +25,7 @@ from reportgen.data.kinds import near_unique, to_canonical
 from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind, Table
+from reportgen.fingerprint_model import TableFingerprint
 from reportgen.privacy.distance_space import DistanceSpace, EmbeddedRows
 from reportgen.results import Basis, Finding
 from reportgen.seeding import derived_rng, derived_seed
@@ -38,7 +39,11 @@ NEAR_UNIQUE = "near-unique values: treated as an identifier"
 
 @dataclass
 class EvaluationContext:
-    """Inputs after validation and sampling, with their full-size originals for row counts."""
+    """Inputs after validation and sampling, with their full-size originals for row counts.
+
+    Each role's rows are in their canonical order (``RelationalData.in_canonical_order``), unless
+    the caller kept the order given (``reportgen.preparation.prepare_context``'s ``keep_order``).
+    """
 
     train: RelationalData
     test: RelationalData | None
@@ -64,6 +69,10 @@ class EvaluationContext:
     """Every row of every training table, the tables the synthetic data lacks included (None: it
     lacks none). Only the overview reads it, for those tables' rows and the training data's key
     integrity (orphans pointing at a missing table); nothing is compared for them."""
+    input_fingerprints: dict[str, dict[str, TableFingerprint]] = field(default_factory=dict)
+    """Per role of inputs given in memory, each table's fingerprint of its rows in the order given
+    (``reportgen.provenance.fingerprints``); empty for inputs read in place, which are fingerprinted
+    where they are."""
     beside_others: bool = False
     """Whether this context's section runs in a background thread beside the other sections (see
     ``reportgen.evaluation._compute_sections``): work that would hold the interpreter lock for long then

@@ -22,7 +22,7 @@ from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.headlines import headlines, size_findings
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, Section
 from reportgen.privacy.neighbours import one_thread_each, usable_cores
-from reportgen.provenance import fingerprints, source_fingerprints
+from reportgen.provenance import source_fingerprints
 from reportgen.reference_split import training_split
 from reportgen.results import ReportResults, RunInfo, SectionResult, SectionStatus
 
@@ -60,7 +60,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
             has_holdout=context.test is not None,
             reference_split=reference.split if reference else None,
             inputs={
-                role: fingerprints(data)
+                role: context.input_fingerprints[role]
                 if context.in_place is None
                 else source_fingerprints(context.in_place, role, data)
                 for role, data in (

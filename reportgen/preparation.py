@@ -36,6 +36,7 @@ from reportgen.data.validation import (
 from reportgen.errors import IncompatibleDataError
 from reportgen.metrics.targets import resolve_targets
 from reportgen.privacy.distance_space import CategoricalEncoding
+from reportgen.provenance import fingerprints
 from reportgen.render.formatting import listed
 from reportgen.results import Finding
 from reportgen.seeding import derived_seed
@@ -54,9 +55,13 @@ def prepare_context(
     *,
     schema: Schema | None = None,
     missing_elsewhere: Mapping[str, Collection[str]] | None = None,
+    keep_order: Collection[str] = (),
 ) -> EvaluationContext:
     """Validate the three inputs against the training data's schema and sample them.
 
+    Each role's rows are first put in their canonical order (``RelationalData.in_canonical_order``),
+    so the same data in another row order gives the same report; ``keep_order`` names the roles
+    whose rows stay in the order given (the audit returns its synthetic rows in that order).
     Inputs read in place (sources, paths, URLs) are sampled in their engine first; the context
     then holds the samples as its data and the sources for the all-row counts (``in_place``).
     ``missing_elsewhere`` is ``EvaluationContext.missing_elsewhere``. Section settings missing
@@ -70,7 +75,9 @@ def prepare_context(
         )
         schema = schema if schema is not None else in_place.sources[TRAIN].schema
     try:
-        context = _prepared(data_train, data_test, data_synth, settings, schema, in_place, missing_elsewhere)
+        context = _prepared(
+            data_train, data_test, data_synth, settings, schema, in_place, missing_elsewhere, keep_order
+        )
     except BaseException:
         if in_place is not None:
             in_place.close_opened()
@@ -151,8 +158,14 @@ def _prepared(
     schema: Schema | None,
     in_place: InPlace | None,
     missing_elsewhere: Mapping[str, Collection[str]] | None = None,
+    keep_order: Collection[str] = (),
 ) -> EvaluationContext:
-    """The context of in-memory inputs (or of the samples of inputs read in place)."""
+    """The context of in-memory inputs (or of the samples of inputs read in place).
+
+    Every role's rows are put in their canonical order before anything is drawn from them, except
+    the roles in ``keep_order``; in-memory inputs are fingerprinted in the order given, once their
+    values have passed the conversion check (whose error names the table and the role).
+    """
     assert not _reads_in_place(data_train)
     train, findings = read_training(as_relational(data_train, schema, max_categories=settings.max_categories))
     settings = replace(settings, targets=resolve_targets(train.schema, settings.targets) or None)
@@ -177,7 +190,12 @@ def _prepared(
     check_not_empty(synth, SYNTH)
     findings += synth_findings
     reconciled = reconcile_roles(train, test, synth)
-    train, test, synth = reconciled.train, reconciled.test, reconciled.synth
+    given = {TRAIN: reconciled.train, TEST: reconciled.test, SYNTH: reconciled.synth}
+    train, synth = (
+        _ordered(reconciled.train, TRAIN, keep_order),
+        _ordered(reconciled.synth, SYNTH, keep_order),
+    )
+    test = None if reconciled.test is None else _ordered(reconciled.test, TEST, keep_order)
     findings += reconciled.findings
     # the tables the synthetic data lacks stay in the overview, and so do real orphans pointing at them
     whole_train = every_table.with_tables({**every_table, **train}) if missing else None
@@ -209,8 +227,15 @@ def _prepared(
             data.sampling = {t: in_place.sampling[role][t] for t in data}
     for name in context.table_names:
         context.table(name).frame(TRAIN)  # converts every role now: bad values fail before the work
+    if in_place is None:  # inputs read in place are fingerprinted where they are, when evaluated
+        context.input_fingerprints = {r: fingerprints(d) for r, d in given.items() if d is not None}
     context.findings += _preparation_findings(context)
     return context
+
+
+def _ordered(data: RelationalData, role: str, keep_order: Collection[str]) -> RelationalData:
+    """``data`` in its canonical row order, unless ``role`` keeps the order it came in."""
+    return data if role in keep_order else data.in_canonical_order()
 
 
 def _targets_within(targets: Mapping[str, str] | None, data: RelationalData) -> dict[str, str] | None:

@@ -30,19 +30,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-import numpy as np
 import pandas as pd
 
 from reportgen.data import lake
 from reportgen.data.engines import Source
 from reportgen.data.in_place import InPlace
-from reportgen.data.kinds import to_canonical, to_category_strings
+from reportgen.data.kinds import canonical_array
 from reportgen.data.relational import RelationalData
 from reportgen.data.schema import ColumnKind
 from reportgen.fingerprint_model import ENGINE_FORMAT, FORMAT, TableFingerprint
 
 _MISSING = b"\xff"
-_NUMBERS = (ColumnKind.NUMERIC, ColumnKind.INTEGER)
 
 
 def fingerprint(frame: pd.DataFrame, kinds: Mapping[str, ColumnKind]) -> str:
@@ -67,17 +65,10 @@ def fingerprints(data: RelationalData) -> dict[str, TableFingerprint]:
 
 
 def _serialise(values: pd.Series, kind: ColumnKind, where: str) -> bytes:
-    if kind in _NUMBERS:
-        canonical = to_canonical(values, kind, where, show_examples=False)
-        numbers = canonical.to_numpy(dtype="<f8", na_value=np.nan)
-        numbers = np.where(np.isnan(numbers), np.nan, numbers + 0.0)  # one NaN, and -0.0 as 0.0
-        return numbers.astype("<f8").tobytes()
-    if kind is ColumnKind.DATETIME:
-        stamps = to_canonical(values, kind, where, show_examples=False)
-        nanos = stamps.astype("datetime64[ns, UTC]").array.asi8
-        return np.where(stamps.isna().to_numpy(), np.iinfo(np.int64).min, nanos).astype("<i8").tobytes()
-    labels = to_category_strings(values)
-    return b"".join(_MISSING if pd.isna(v) else _framed(str(v).encode()) for v in labels)
+    canonical = canonical_array(values, kind, where, show_examples=False)
+    if canonical.dtype != object:  # numbers (float64) and datetimes (int64 nanoseconds)
+        return canonical.tobytes()
+    return b"".join(_MISSING if v is None else _framed(v.encode()) for v in canonical)
 
 
 def _framed(raw: bytes) -> bytes:

@@ -55,18 +55,6 @@ COPY_TOLERANCE = {"score": 1.5, "share": 1e-9}
 # recalled by its own twin, so a copy's beta-recall curve lies above the diagonal (more coverage
 # than a fresh sample), which the integrated score penalises as it penalises too little.
 NOT_BEST_FOR_A_COPY = {"beta_recall"}
-# Measured on main at 1eb30c1: these sections' results move when the rows come in another order.
-# Correlation and association move in their last bits only (floating-point sums in row order).
-SHUFFLE_MOVES = {
-    "correlation",
-    "association",
-    "detection",
-    "membership",
-    "privacy_risks",
-    "privacy",
-    "alpha_beta",
-    "utility",
-}
 
 
 @dataclass(frozen=True)
@@ -260,14 +248,7 @@ def test_every_number_lies_within_its_bounds(runs, lacking, section):
                 assert number is None or low <= number <= high, h
 
 
-def shuffle_param(name: str) -> object:
-    if name not in SHUFFLE_MOVES:
-        return name
-    reason = "draws samples, folds or attack targets by row position (or sums floats in row order)"
-    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason))
-
-
-@pytest.mark.parametrize("section", [shuffle_param(name) for name in SECTIONS])
+@pytest.mark.parametrize("section", SECTIONS)
 def test_a_shuffled_row_order_changes_nothing(runs, section):
     for run in runs:
         assert run.shuffled.sections[section].model_dump() == run.holdout.sections[section].model_dump(), (

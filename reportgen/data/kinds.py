@@ -87,6 +87,27 @@ def to_canonical(values: pd.Series, kind: ColumnKind, where: str, *, show_exampl
     return values.copy()
 
 
+def canonical_array(values: pd.Series, kind: ColumnKind, where: str, *, show_examples: bool) -> np.ndarray:
+    """``values`` as a plain array that the same data gives alike, whatever its source or dtype.
+
+    Numbers as little-endian float64 (one NaN, -0.0 as 0.0), datetimes as little-endian int64 UTC
+    nanoseconds (missing: the smallest int64), every other kind as its category strings (missing:
+    None). The input fingerprint serialises these arrays (``reportgen.provenance``) and the
+    canonical row order hashes them (``RelationalData.in_canonical_order``). ``where`` and
+    ``show_examples`` are ``to_canonical``'s, for the error a value that does not convert raises.
+    """
+    if kind in (ColumnKind.NUMERIC, ColumnKind.INTEGER):
+        numbers = to_canonical(values, kind, where, show_examples=show_examples).to_numpy(
+            "<f8", na_value=np.nan
+        )
+        return np.where(np.isnan(numbers), np.nan, numbers + 0.0).astype("<f8")
+    if kind is ColumnKind.DATETIME:
+        stamps = to_canonical(values, kind, where, show_examples=show_examples)
+        nanos = stamps.array.asi8
+        return np.where(stamps.isna().to_numpy(), np.iinfo(np.int64).min, nanos).astype("<i8")
+    return to_category_strings(values).to_numpy(dtype=object, na_value=None)
+
+
 def to_category_strings(values: pd.Series) -> pd.Series:
     """Category labels as strings, with integral numbers written without a decimal part."""
     if pd.api.types.is_bool_dtype(values.dtype):

@@ -540,3 +540,28 @@ def test_booleans_in_a_csv_read_in_place_count_their_missing_values(tmp_path):
     assert table.counted_in == "duckdb"
     missing = {c.name: c.missing_train for c in table.columns}
     assert missing == {"age": 0, "income": 0, "city": 0, "member": pytest.approx(72 / 500)}
+
+
+def test_a_file_read_in_place_gives_the_rows_of_the_same_data_in_memory_whatever_its_row_order(tmp_path):
+    """Under the cap every row, over it DuckDB's sample (md5 order): each in the canonical row order."""
+    frame = mixed(2_000, 4)
+    for name, rows in (("given", frame), ("shuffled", frame.sample(frac=1.0, random_state=9))):
+        (tmp_path / name).mkdir()
+        rows.to_parquet(tmp_path / name / "events.parquet", index=False)
+
+    def prepared_rows(data, cap: int) -> pd.DataFrame:
+        settings = ReportSettings(seed=0, n_max_train=cap, n_max_synth=cap)
+        with prepared(data, None, data, settings) as context:
+            return context.table("events").frame(TRAIN)
+
+    in_memory = prepared_rows({"events": frame}, 5_000)
+    for name in ("given", "shuffled"):
+        with rg.sources.parquet(tmp_path / name) as source:
+            pd.testing.assert_frame_equal(prepared_rows(source, 5_000), in_memory)
+    with (
+        rg.sources.parquet(tmp_path / "given") as given,
+        rg.sources.parquet(tmp_path / "shuffled") as shuffled,
+    ):
+        sample = prepared_rows(given, 500)
+        assert len(sample) == 500
+        pd.testing.assert_frame_equal(prepared_rows(shuffled, 500), sample)

@@ -14,7 +14,9 @@ from reportgen import (
     SplitWarning,
     Table,
 )
+from reportgen.data.kinds import canonical_array
 from reportgen.data.roles import SYNTH, TRAIN
+from reportgen.data.schema import ColumnKind
 from reportgen.data.validation import check_not_empty, conform, key_findings
 
 
@@ -217,3 +219,53 @@ def test_split_parameters_are_validated(chinook):
         chinook.split(1.5)
     with pytest.raises(InvalidParameterError, match="'root' parameter of split"):
         chinook.split(0.5, root="Nope")
+
+
+def canonical_rows(data: RelationalData) -> pd.DataFrame:
+    """The table's rows as the canonical order hashes them (``canonical_array`` per column)."""
+    frame, kinds = data["table"], data.schema["table"].kinds
+    return pd.DataFrame(
+        {c: canonical_array(frame[c], kinds[c], c, show_examples=False) for c in sorted(frame)}
+    )
+
+
+def test_the_canonical_order_is_that_of_the_values_whatever_their_order_dtype_or_time_zone():
+    """Ties (duplicate rows), NaN and None, -0.0, categories in any dtype, integral floats, time zones."""
+    rng = np.random.default_rng(5)
+    n = 400
+    given = pd.DataFrame(
+        {
+            "x": np.where(rng.random(n) < 0.1, np.nan, rng.integers(-1, 3, n).astype(float)),
+            "c": pd.Categorical(rng.choice(["u", "v", "w"], n), categories=["w", "v", "u"]),
+            "k": rng.integers(0, 3, n),
+            "t": pd.Timestamp("2020-01-01", tz="UTC") + pd.to_timedelta(rng.integers(0, 3, n), unit="h"),
+            "b": rng.choice([True, False], n),
+        }
+    )
+    assert given.duplicated().sum() > 100  # many rows tie
+    data = RelationalData({"table": given}, Schema(table=Table(k=ColumnKind.CATEGORICAL)))
+    shuffled = given.iloc[rng.permutation(n)].reset_index(drop=True)
+    other = pd.DataFrame(
+        {
+            "x": shuffled["x"].astype(object).where(shuffled["x"].notna(), None).replace(0.0, -0.0),
+            "c": shuffled["c"].astype(str),
+            "k": shuffled["k"].astype(float),
+            "t": shuffled["t"].dt.tz_convert("Europe/Rome"),
+            "b": shuffled["b"].astype(object),
+        }
+    )
+    ordered = data.in_canonical_order()
+    assert isinstance(ordered["table"].index, pd.RangeIndex)
+    pd.testing.assert_frame_equal(
+        canonical_rows(ordered), canonical_rows(data.with_tables({"table": other}).in_canonical_order())
+    )
+    assert not canonical_rows(ordered).equals(canonical_rows(data))  # the order did change
+
+
+def test_a_column_that_does_not_convert_is_ordered_by_its_labels_and_left_to_the_conversion_check():
+    given = pd.DataFrame({"x": [1.5, 2.0, 3.0, 4.0] * 10, "y": list(range(40))}).astype({"x": object})
+    given.loc[3, "x"] = "oops"
+    data = RelationalData({"table": given}, Schema(table=Table(x=ColumnKind.NUMERIC)))
+    reversed_rows = data.with_tables({"table": given.iloc[::-1].reset_index(drop=True)})
+    first, second = data.in_canonical_order()["table"], reversed_rows.in_canonical_order()["table"]
+    pd.testing.assert_frame_equal(first, second)

@@ -25,9 +25,10 @@ def population():
 def most_outlying(train: pd.DataFrame, share: float) -> pd.DataFrame:
     """The training rows farthest from their nearest other training row, in the report's distance space."""
     ctx = prepare_context(train, None, train, ReportSettings())
-    rows = next(iter(ctx.distance_views().values())).rows.train
-    distance = knn(rows)[0][:, 0]
-    return train.iloc[np.argsort(-distance, kind="stable")[: round(share * len(train))]]
+    name, view = next(iter(ctx.distance_views().items()))
+    distance = knn(view.rows.train)[0][:, 0]
+    rows = ctx.train[name]  # the embedded rows, in the canonical order that preparation gives them
+    return rows.iloc[np.argsort(-distance, kind="stable")[: round(share * len(rows))]]
 
 
 def test_copying_the_1_percent_most_outlying_rows_is_caught_while_the_privacy_score_stays_high(population):
@@ -42,8 +43,12 @@ def test_copying_the_1_percent_most_outlying_rows_is_caught_while_the_privacy_sc
     low_fpr = strongest.at(0.001)
     assert low_fpr.achieved_fpr <= 0.001 and low_fpr.tpr_interval[0] > 0.003  # chance there: about 0.1%
     assert attacks.highest_tpr_at_1pct_fpr > chance.tpr_at_1pct_fpr
+    # A fresh sample is caught by neither rule: no attack's 1%-FPR rate is above the chance level,
+    # and none clears the 0.1%-FPR bar the copies clear. (The TPR itself at 0.1% FPR, a handful of
+    # the 2,000 member targets, is under 0.003 for only about 2 fresh draws in 3: measured on 60.)
     clean = compute_membership(train, test, fresh)["table"]
-    assert max(a.at(0.001).tpr for a in clean.attacks) < 0.003
+    assert clean.highest_tpr_at_1pct_fpr <= clean.self_test.chance.tpr_at_1pct_fpr
+    assert all(a.at(0.001).tpr_interval[0] <= 0.003 for a in clean.attacks)
 
 
 def test_copying_whole_customers_is_caught_at_entity_level_only():

@@ -67,16 +67,24 @@ def test_a_fresh_sample_gives_risks_whose_intervals_contain_zero(fresh_risks):
     assert fresh_risks.targets == N_ATTACKS and fresh_risks.population == 1500
 
 
-def test_copies_of_training_rows_give_high_risks_that_beat_random_guessing(copied_risks):
+def test_copies_of_training_rows_give_high_risks_that_beat_random_guessing(data, copied_risks):
     for result in attacks(copied_risks):
-        assert result.risk_interval[0] > 0.4, (result.detail, result.risk_interval)
+        assert result.risk_interval[0] > 0.0, (result.detail, result.risk_interval)
         assert result.members.rate > result.controls.rate
         assert result.beats_baseline
-    assert min(r.risk for r in copied_risks.inference + copied_risks.singling_out) > 0.7
+    for result in copied_risks.inference + copied_risks.singling_out:
+        assert result.risk_interval[0] > 0.4 and result.risk > 0.7, (result.detail, result.risk_interval)
     # Rows equal on the attacker's columns are equally near: the copy is among them, picked at random.
-    # Linkability through three categorical columns: the copy ties with about 20 other rows, 10 are kept.
+    # Linkability through three categorical columns: the copy ties with the other rows of its city, sex
+    # and job (about 20), 10 are kept, and the numbers find the copy itself: a member target is linked
+    # with chance min(1, 10 / rows of its kind), 0.44 on average here. (Its interval, about +-0.08,
+    # covers that in 60 of 60 draws of these tables; its low end clears 0.4 in only 10.)
+    train = data[0]
+    kind_rows = train.groupby(["city", "sex", "job"])["age"].transform("size")
+    expected = float(np.mean(np.minimum(1.0, 10 / kind_rows)))
     assert copied_risks.linkability.known == [["city", "sex", "job"], ["age", "income"]]
-    assert 0.4 < copied_risks.linkability.risk < 0.6
+    low, high = copied_risks.linkability.risk_interval
+    assert 0.4 < copied_risks.linkability.risk < 0.6 and low <= expected <= high, (expected, low, high)
 
 
 def test_estimates_keep_their_table_level_and_intervals_cover_the_whole_report(copied_risks, fresh_risks):
