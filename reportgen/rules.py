@@ -52,15 +52,16 @@ def _shortfall(h: Headline, reference: float) -> float:
 
 @dataclass(frozen=True)
 class BelowReference:
-    """A score worse than its reference by more than ``margin`` points."""
+    """A score worse than its reference by more than ``margin`` points, or its own wider tolerance."""
 
     margin: float = SCORE_MARGIN
 
     def worse(self, h: Headline) -> bool:
-        return h.reference is not None and _shortfall(h, h.reference) > self.margin
+        margin = max(self.margin, h.tolerance or 0.0)
+        return h.reference is not None and _shortfall(h, h.reference) > margin
 
     def describe(self) -> str:
-        return f"more than {self.margin:g} points worse than its reference"
+        return f"more than {self.margin:g} points (or its own wider tolerance) worse than its reference"
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ transitions. No sequence and no row of the real data is ever drawn or printed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -49,11 +50,15 @@ from reportgen.data.schema import ColumnKind, Relation
 from reportgen.metrics.registry import MetricNotApplicable, measured_and_skipped
 from reportgen.metrics.similarity import ks_statistic
 from reportgen.results import Basis, SectionResult
+from reportgen.rules import SCORE_MARGIN
 
 MIN_VALUES = 10  # training sequences (or steps) a measure needs
 QUANTILES = tuple(round(q, 2) for q in np.linspace(0.05, 0.95, 19))  # drawn per role; no extremes
 TOP_TRANSITIONS = 8  # transitions drawn, the most frequent real ones
 SECONDS_PER_DAY = 86_400.0
+MARGIN = SCORE_MARGIN / 100  # a measure's least tolerance below its reference (page 1's 10 points)
+Z = 3.0  # a measure's tolerance in spreads of the difference: ~0.1% one-sided per measure
+BOOTSTRAP = 30  # resamples of each side's sequences that give a measure's spread
 _CATEGORICAL = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
 
 MeasureName = Literal["mean", "spread", "steps", "transitions", "stay", "distinct"]
@@ -92,6 +97,9 @@ class SequenceMeasure(BaseModel):
     measure: MeasureName
     similarity: float = Field(ge=0, le=1, description="Training vs synthetic (1 - KS, or 1 - TVD).")
     reference: float | None = Field(default=None, ge=0, le=1, description="Training vs holdout.")
+    tolerance: float | None = Field(
+        default=None, ge=0, description="How far below its reference sampling noise alone may put it."
+    )
     values: dict[str, int] = Field(description="Values compared per role: sequences, or steps.")
     profile: Profile
 
@@ -103,6 +111,11 @@ class SequenceMeasure(BaseModel):
     def shortfall(self) -> float:
         """How far the similarity falls below its reference (below 1 without one)."""
         return (1.0 if self.reference is None else self.reference) - self.similarity
+
+    @property
+    def excess(self) -> float:
+        """How far the shortfall goes beyond the measure's tolerance (negative: within it)."""
+        return self.shortfall - (self.tolerance or 0.0)
 
 
 class SequenceTable(BaseModel):
@@ -122,13 +135,18 @@ class SequenceTable(BaseModel):
     basis: Basis | None = Field(default=None, description="Parent rows whose sequences were read.")
 
     @property
+    def worst(self) -> SequenceMeasure:
+        """The measure furthest beyond its tolerance below its reference (the table's headline)."""
+        return self.furthest(1)[0]
+
+    @property
     def label(self) -> str:
         """``invoices per customers``."""
         return f"{self.child} per {self.parent}"
 
     def furthest(self, n: int = 2) -> list[SequenceMeasure]:
-        """The ``n`` measures furthest below their reference (the figure's), in page order."""
-        ranked = sorted(range(len(self.measures)), key=lambda i: (-self.measures[i].shortfall, i))
+        """The ``n`` measures furthest beyond their tolerance below their reference, in page order."""
+        ranked = sorted(range(len(self.measures)), key=lambda i: (-self.measures[i].excess, i))
         return [self.measures[i] for i in sorted(ranked[:n])]
 
     def by_column(self) -> list[tuple[str, ColumnKind, list[SequenceMeasure | None]]]:
@@ -143,16 +161,39 @@ class SequenceTable(BaseModel):
 
 
 class SequencesResult(SectionResult):
-    """Every ordered child table's sequences, and the least similar table's mean as the headline."""
+    """Every ordered child table's sequences; the headline is the measure furthest beyond its tolerance."""
 
     tables: list[SequenceTable]
     skipped: dict[str, str] = Field(default_factory=dict, description="Ordered tables not measured, and why.")
-    similarity: float = Field(ge=0, le=1, description="The least similar table's mean similarity.")
-    reference: float | None = Field(default=None, ge=0, le=1, description="That table's reference.")
+    similarity: float = Field(ge=0, le=1, description="The worst measure's similarity (see ``worst``).")
+    reference: float | None = Field(default=None, ge=0, le=1, description="That measure's reference.")
+    tolerance: float | None = Field(default=None, ge=0, description="That measure's tolerance.")
 
     @property
     def worst(self) -> SequenceTable:
-        return min(self.tables, key=lambda t: t.similarity)
+        """The table whose worst measure goes furthest beyond its tolerance (first in page order on ties)."""
+        return max(self.tables, key=lambda t: (t.worst.excess, -self.tables.index(t)))
+
+
+@dataclass(frozen=True)
+class Values:
+    """One measure's values in one role (per-sequence statistics, or steps) and the sequence of each."""
+
+    values: np.ndarray
+    sequence: np.ndarray  # ascending: the values of one sequence together
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def resample(self, rng: np.random.Generator) -> np.ndarray:
+        """The values of as many sequences as hold one, drawn with replacement, each with all its values."""
+        owners, starts, counts = np.unique(self.sequence, return_index=True, return_counts=True)
+        if not len(owners):
+            return self.values
+        pick = rng.integers(0, len(owners), len(owners))
+        lengths = counts[pick]
+        offsets = np.repeat(starts[pick] - np.cumsum(lengths) + lengths, lengths)
+        return self.values[offsets + np.arange(int(lengths.sum()))]
 
 
 @dataclass(frozen=True)
@@ -180,14 +221,10 @@ def compute_sequences(ctx: EvaluationContext) -> SequencesResult:
         raise MetricNotApplicable("no table declares the order of its rows (order_by)")
     outcomes = {f"{fk.child} per {fk.parent}": _table_or_reason(ctx, fk) for fk in keys}
     tables, skipped = measured_and_skipped(outcomes)
-    worst = min(tables, key=lambda t: t.similarity)
-    return SequencesResult(
-        section="sequences",
-        tables=tables,
-        skipped=skipped,
-        similarity=worst.similarity,
-        reference=worst.reference,
-    )
+    result = SequencesResult(section="sequences", tables=tables, skipped=skipped, similarity=0.0)
+    worst = result.worst.worst
+    result.similarity, result.reference, result.tolerance = worst.similarity, worst.reference, worst.tolerance
+    return result
 
 
 def _table_or_reason(ctx: EvaluationContext, fk: Relation) -> SequenceTable | str:
@@ -200,7 +237,7 @@ def _table_or_reason(ctx: EvaluationContext, fk: Relation) -> SequenceTable | st
     measures: list[SequenceMeasure] = []
     skipped: dict[str, str] = {}
     for column in columns:
-        found = _column_measures(prep, column, ordered)
+        found = _column_measures(prep, column, ordered, ctx.rng(f"sequences:{fk.child}:{fk.parent}:{column}"))
         measures += [m for m in found if isinstance(m, SequenceMeasure)]
         if reasons := [m for m in found if isinstance(m, str)]:
             skipped[column] = "; ".join(reasons)
@@ -255,7 +292,7 @@ def _order_values(rows: pd.DataFrame, column: str, kind: ColumnKind, table: str,
 
 
 def _column_measures(
-    prep: PreparedTable, column: str, ordered: dict[str, Ordered]
+    prep: PreparedTable, column: str, ordered: dict[str, Ordered], rng: np.random.Generator
 ) -> list[SequenceMeasure | str]:
     """The measures of one column: per-sequence statistics and steps, or transitions and distincts."""
     kind = prep.schema.kinds[column]
@@ -266,30 +303,35 @@ def _column_measures(
         per_role = {role: _numeric_values(o, column, kind) for role, o in ordered.items()}
         names = NUMERIC_MEASURES
     return [
-        _measure(column, name, {role: values[name] for role, values in per_role.items()}, kind, prep)
+        _measure(column, name, {role: values[name] for role, values in per_role.items()}, kind, prep, rng)
         for name in names
     ]
 
 
-def _numeric_values(ordered: Ordered, column: str, kind: ColumnKind) -> dict[str, np.ndarray]:
+def _numeric_values(ordered: Ordered, column: str, kind: ColumnKind) -> dict[str, Values]:
     """Per-sequence means and spreads, and the steps between consecutive present values."""
     x = as_numbers(ordered.frame[column])
     if kind is ColumnKind.DATETIME:
         x = x / SECONDS_PER_DAY
     present = ~np.isnan(x)
-    group, n = ordered.group[present], ordered.n_sequences
+    kept = ordered.step & present[1:] & present[:-1]
+    steps = Values((x[1:] - x[:-1])[kept], ordered.group[1:][kept])
+    # each sequence's values sorted before they are summed: its statistics do not depend on its order
+    by_value = np.lexsort((x, ordered.group))
+    group, values, n = ordered.group[by_value], x[by_value], ordered.n_sequences
+    group, values = group[~np.isnan(values)], values[~np.isnan(values)]
     counts = np.bincount(group, minlength=n)
-    means = np.bincount(group, weights=x[present], minlength=n) / np.maximum(counts, 1)
-    squares = np.bincount(group, weights=(x[present] - means[group]) ** 2, minlength=n)
-    steps = (x[1:] - x[:-1])[ordered.step & present[1:] & present[:-1]]
+    means = np.bincount(group, weights=values, minlength=n) / np.maximum(counts, 1)
+    squares = np.bincount(group, weights=(values - means[group]) ** 2, minlength=n)
+    sequence = np.arange(n)
     return {
-        "mean": means[counts >= 1],
-        "spread": np.sqrt(squares[counts >= 2] / counts[counts >= 2]),
+        "mean": Values(means[counts >= 1], sequence[counts >= 1]),
+        "spread": Values(np.sqrt(squares[counts >= 2] / counts[counts >= 2]), sequence[counts >= 2]),
         "steps": steps,
     }
 
 
-def _categorical_values(ordered: Ordered, column: str, prep: PreparedTable) -> dict[str, np.ndarray]:
+def _categorical_values(ordered: Ordered, column: str, prep: PreparedTable) -> dict[str, Values]:
     """Transition cells, stays (1) and changes (0) of every step, and distinct values per sequence.
 
     Stays and distinct values compare every level (the univariate bins); transitions use the
@@ -298,31 +340,59 @@ def _categorical_values(ordered: Ordered, column: str, prep: PreparedTable) -> d
     levels = prep.bins[column].codes(ordered.frame[column]).astype(np.int64)
     pairs = prep.pair_bins[column]
     pooled = pairs.codes(ordered.frame[column]).astype(np.int64)
-    step = ordered.step
-    distinct = np.unique(ordered.group * prep.bins[column].n_codes + levels)
+    step, owner = ordered.step, ordered.group[1:][ordered.step]
+    distinct = np.bincount(
+        np.unique(ordered.group * prep.bins[column].n_codes + levels) // prep.bins[column].n_codes
+    )
     return {
-        "transitions": (pooled[:-1] * pairs.n_codes + pooled[1:])[step],
-        "stay": (levels[1:] == levels[:-1])[step].astype(float),
-        "distinct": np.bincount(distinct // prep.bins[column].n_codes).astype(float),
+        "transitions": Values((pooled[:-1] * pairs.n_codes + pooled[1:])[step], owner),
+        "stay": Values((levels[1:] == levels[:-1])[step].astype(float), owner),
+        "distinct": Values(distinct.astype(float), np.arange(len(distinct))),
     }
 
 
 def _measure(
-    column: str, name: MeasureName, values: dict[str, np.ndarray], kind: ColumnKind, prep: PreparedTable
+    column: str,
+    name: MeasureName,
+    found: dict[str, Values],
+    kind: ColumnKind,
+    prep: PreparedTable,
+    rng: np.random.Generator,
 ) -> SequenceMeasure | str:
-    real = values[TRAIN]
+    real = found[TRAIN].values
     if len(real) < MIN_VALUES:
         what = "steps" if name in ("steps", "transitions", "stay") else "sequences"
         return f"{MEASURE_LABELS[name]}: {len(real)} training {what}; {MIN_VALUES} needed"
     compare, profile = _MEASURED[_family(name)]
+    values = {role: v.values for role, v in found.items()}
+    reference = compare(real, values[TEST], prep, column) if TEST in values else None
     return SequenceMeasure(
         column=column,
         measure=name,
         similarity=compare(real, values[SYNTH], prep, column),
-        reference=compare(real, values[TEST], prep, column) if TEST in values else None,
+        reference=reference,
+        tolerance=None if reference is None else _tolerance(compare, found, prep, column, rng),
         values={role: len(v) for role, v in values.items()},
         profile=profile(values, prep, column, _unit(name, kind)),
     )
+
+
+def _tolerance(
+    compare: Compare, found: dict[str, Values], prep: PreparedTable, column: str, rng: np.random.Generator
+) -> float:
+    """How far a synthetic similarity may fall below its reference by sampling noise alone.
+
+    ``max(MARGIN, Z * sqrt(sd_holdout^2 + sd_synthetic^2))``: the spread of each side's similarity
+    to the training data, from ``BOOTSTRAP`` resamples of its sequences (whole sequences, with
+    replacement, so steps of one sequence move together), leaving out the covariance the shared
+    training data adds (which makes it wider, never narrower).
+    """
+    real = found[TRAIN].values
+    spreads = [
+        np.std([compare(real, found[role].resample(rng), prep, column) for _ in range(BOOTSTRAP)])
+        for role in (TEST, SYNTH)
+    ]
+    return max(MARGIN, Z * float(np.hypot(*spreads)))
 
 
 def _family(name: MeasureName) -> str:
@@ -413,7 +483,9 @@ def _level_names(bins: ColumnBins) -> list[str]:
     return [*bins.levels, OTHER_LABEL, MISSING_LABEL]
 
 
-_MEASURED = {
+Compare = Callable[[np.ndarray, np.ndarray, PreparedTable, str], float]
+
+_MEASURED: dict[str, tuple[Compare, Callable[..., Profile]]] = {
     "ks": (_ks_similarity, _quantile_profile),
     "transitions": (_transition_similarity, _transition_profile),
     "stay": (_stay_similarity, _stay_profile),

@@ -17,14 +17,22 @@ def _figures(result: SectionResult) -> dict[str, Figure]:
 
 
 def _sequence_similarity(r: SequencesResult) -> Reading:
-    worst = r.worst
-    reading = Reading.percent(r.similarity, r.reference, (worst.child, worst.parent))
-    of = f" (of {len(r.tables)} ordered tables)" if len(r.tables) > 1 else ""
+    """The measure furthest beyond its tolerance below its reference, with that tolerance."""
+    table = r.worst
+    measure = table.worst
+    reading = Reading.percent(r.similarity, r.reference, (table.child, table.parent))
+    of = f" (the worst of {len(r.tables)} ordered tables)" if len(r.tables) > 1 else ""
     meaning = (
-        f"How well the rows of {worst.child} follow one another within each {worst.parent} row{of}: "
-        "per-sequence statistics, steps between consecutive rows and transitions (100: identically)."
+        f"How well the rows of {table.child} follow one another within each {table.parent} row{of}: "
+        f"its measure furthest below its reference, {measure.label} (100: identically)."
     )
-    return Reading(value=reading.value, reference=reading.reference, tables=reading.tables, meaning=meaning)
+    return Reading(
+        value=reading.value,
+        reference=reading.reference,
+        tables=reading.tables,
+        meaning=meaning,
+        tolerance=None if r.tolerance is None else 100 * r.tolerance,
+    )
 
 
 SECTION = Section(
@@ -45,7 +53,7 @@ SECTION = Section(
             higher_is_better=True,
             concern="fidelity",
             meaning="How well the rows of each ordered child table follow one another within their "
-            "parent (100: identically).",
+            "parent: the measure furthest below its reference (100: identically).",
             read=_sequence_similarity,
             rule=BelowReference(),
         ),

@@ -251,3 +251,47 @@ def test_a_key_that_holds_the_order_column_is_no_sequence_and_a_subset_drops_an_
     assert [r.parent for r in schema.sequences("seasons")] == ["people"]
     assert schema.subset(["teams", "seasons"])["seasons"].order_by == ()
     assert schema.subset(["people", "seasons"])["seasons"].order_by == ("year",)
+
+
+# -- one measure's defect is not diluted by the others ---------------------------------------------
+def shuffle_within(data: dict[str, pd.DataFrame], columns: list[str], seed: int) -> dict[str, pd.DataFrame]:
+    """``data`` with ``columns`` of the visits shuffled within each customer (all else kept)."""
+    visits = data["visits"].sort_values(["cid", "date"]).reset_index(drop=True)
+    within = np.lexsort((np.random.default_rng(seed).random(len(visits)), visits["cid"].to_numpy()))
+    for column in columns:
+        visits[column] = visits[column].to_numpy()[within]
+    return {"customers": data["customers"], "visits": visits}
+
+
+def test_one_shuffled_column_among_many_is_caught_by_the_headline():
+    train, holdout, synth = draw(300, 1), draw(300, 2, first_id=1000), draw(300, 3, first_id=5000)
+    for data, seed in ((train, 11), (holdout, 12), (synth, 13)):  # columns a shuffle leaves alone
+        rng = np.random.default_rng(seed)
+        for i in range(4):
+            data["visits"][f"x{i}"] = rng.normal(size=len(data["visits"]))
+    schema = Schema(
+        customers=SCHEMA["customers"],
+        visits=Table(
+            **{**dict(SCHEMA["visits"].kinds), "vid": PrimaryKey(), "cid": ForeignKey(parent="customers")},
+            order_by=["date"],
+        ),
+    )
+    honest = sequences(train, holdout, synth, schema)
+    shuffled = sequences(train, holdout, shuffle_within(synth, ["amount"], 14), schema)
+    (table,) = shuffled.tables
+    assert len(table.measures) == 21
+    # the mean over the measures hardly moves: the old headline (the mean) did not see it
+    assert table.reference - table.similarity < 0.05 < table.worst.shortfall
+    assert (table.worst.column, table.worst.measure) == ("amount", "steps")
+    assert page_one(shuffled).worse and not page_one(honest).worse
+    assert all(m.excess < 0 for m in honest.tables[0].measures), shortfalls(honest)
+
+
+def test_a_measure_s_tolerance_is_its_sampling_noise_and_never_under_ten_points(results):
+    (table,) = results["honest"].tables
+    assert all(m.tolerance is not None and m.tolerance >= 0.10 for m in table.measures)
+    small = sequences(draw(40, 1), draw(40, 2, first_id=1000), draw(40, 3, first_id=5000))
+    widest = max(m.tolerance for m in small.tables[0].measures)
+    assert widest > 0.2  # 40 sequences a side: a per-sequence mean's KS moves by more than 10 points
+    again = sequences(draw(40, 1), draw(40, 2, first_id=1000), draw(40, 3, first_id=5000))
+    assert again == small  # deterministic per seed
