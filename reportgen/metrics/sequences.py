@@ -50,7 +50,7 @@ from reportgen.data.schema import ColumnKind, Relation
 from reportgen.metrics.registry import MetricNotApplicable, measured_and_skipped
 from reportgen.metrics.similarity import ks_statistic
 from reportgen.results import Basis, SectionResult
-from reportgen.rules import SCORE_MARGIN
+from reportgen.rules import SCORE_MARGIN, SHARE_MARGIN
 
 MIN_VALUES = 10  # training sequences (or steps) a measure needs
 QUANTILES = tuple(round(q, 2) for q in np.linspace(0.05, 0.95, 19))  # drawn per role; no extremes
@@ -59,6 +59,7 @@ SECONDS_PER_DAY = 86_400.0
 MARGIN = SCORE_MARGIN / 100  # a measure's least tolerance below its reference (page 1's 10 points)
 Z = 3.0  # a measure's tolerance in spreads of the difference: ~0.1% one-sided per measure
 BOOTSTRAP = 30  # resamples of each side's sequences that give a measure's spread
+MAX_BEFORE = 0.5  # a parent date more training sequences start before is no start date
 _CATEGORICAL = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
 
 MeasureName = Literal["mean", "spread", "steps", "transitions", "stay", "distinct"]
@@ -118,6 +119,28 @@ class SequenceMeasure(BaseModel):
         return self.shortfall - (self.tolerance or 0.0)
 
 
+class ParentOrder(BaseModel):
+    """Sequences whose first row comes before their parent row's date (a claim before its policy starts)."""
+
+    parent_column: str = Field(description="The parent's date the first row should not precede.")
+    child_column: str = Field(description="The child's first order column, a date.")
+    candidates: dict[str, float] = Field(
+        description="Each datetime column of the parent, with its share of training sequences before it."
+    )
+    before: dict[str, float] = Field(description="Share of sequences whose first row is before it, per role.")
+    sequences: dict[str, int] = Field(description="Sequences with both dates present, per role.")
+    tolerance: float | None = Field(
+        default=None, ge=0, description="How far above the holdout's share sampling noise alone may put it."
+    )
+
+    @property
+    def excess(self) -> float:
+        """How far the synthetic share exceeds the holdout's beyond the tolerance (negative: within)."""
+        if TEST not in self.before:
+            return -1.0
+        return self.before[SYNTH] - self.before[TEST] - (self.tolerance or 0.0)
+
+
 class SequenceTable(BaseModel):
     """One ordered child table within one of its parents: every measure, their mean and reference."""
 
@@ -133,6 +156,10 @@ class SequenceTable(BaseModel):
     similarity: float = Field(ge=0, le=1, description="Mean similarity over the measures.")
     reference: float | None = Field(default=None, ge=0, le=1, description="Mean of their references.")
     basis: Basis | None = Field(default=None, description="Parent rows whose sequences were read.")
+    parent_order: ParentOrder | None = Field(
+        default=None, description="First rows before the parent's date, where both are dates."
+    )
+    parent_order_skipped: str | None = Field(default=None, description="Why no parent date was compared.")
 
     @property
     def worst(self) -> SequenceMeasure:
@@ -202,6 +229,8 @@ class Ordered:
 
     group: np.ndarray  # the sequence of each row, 0 .. n_sequences - 1, rows of one sequence together
     frame: pd.DataFrame  # compared columns, canonical dtypes, in sequence order
+    first: np.ndarray | None  # each sequence's first date (seconds; NaN: none), where the order is a date
+    parents: pd.DataFrame  # each sequence's parent row (its first, where parent rows repeat a key)
 
     @property
     def n_sequences(self) -> int:
@@ -244,6 +273,7 @@ def _table_or_reason(ctx: EvaluationContext, fk: Relation) -> SequenceTable | st
     if not measures:
         return "no measurable column: " + "; ".join(f"{c}: {r}" for c, r in skipped.items())
     references = [m.reference for m in measures if m.reference is not None]
+    parent_order = _parent_order(ctx, fk, ordered)
     return SequenceTable(
         child=fk.child,
         parent=fk.parent,
@@ -257,7 +287,84 @@ def _table_or_reason(ctx: EvaluationContext, fk: Relation) -> SequenceTable | st
         similarity=float(np.mean([m.similarity for m in measures])),
         reference=float(np.mean(references)) if len(references) == len(measures) else None,
         basis=ctx.basis(fk.parent, counted=False),
+        parent_order=parent_order if isinstance(parent_order, ParentOrder) else None,
+        parent_order_skipped=parent_order if isinstance(parent_order, str) else None,
     )
+
+
+def _parent_order(
+    ctx: EvaluationContext, fk: Relation, ordered: dict[str, Ordered]
+) -> ParentOrder | str | None:
+    """The share of sequences that start before their parent's date, per role (None: no dates to compare).
+
+    The parent's date is the datetime column (declared or inferred, keys left out) that the most
+    training sequences start on or after, ties broken by the smallest median time from it to the
+    first row (a policy's start rather than its holder's birth). It is compared only where at most
+    ``MAX_BEFORE`` of the training sequences start before it (otherwise the parent's dates do not
+    precede its children's, and there is no order to keep).
+    """
+    if ordered[TRAIN].first is None:
+        return None
+    parent = ctx.train.schema[fk.parent]
+    columns = [c for c, k in parent.kinds.items() if k is ColumnKind.DATETIME and c not in parent.key_columns]
+    if not columns:
+        return None
+    dates = {c: _parent_dates(fk, c, ordered[TRAIN], TRAIN) for c in columns}
+    before = {c: {role: _before(fk, c, o, role) for role, o in ordered.items()} for c in columns}
+    shares = {c: found[TRAIN][0] for c, found in before.items()}
+    chosen = min(columns, key=lambda c: (shares[c], _median_lead(ordered[TRAIN], dates[c])))
+    if before[chosen][TRAIN][1] < MIN_VALUES:
+        return f"{before[chosen][TRAIN][1]} training sequences with both dates; {MIN_VALUES} needed"
+    if shares[chosen] > MAX_BEFORE:
+        start = f"{shares[chosen]:.0%} of training sequences start before {chosen}"
+        return f"the parent's dates do not precede its rows' ({start})"
+    found = before[chosen]
+    return ParentOrder(
+        parent_column=chosen,
+        child_column=ctx.train.schema[fk.child].order_by[0],
+        candidates=shares,
+        before={role: share for role, (share, _) in found.items()},
+        sequences={role: n for role, (_, n) in found.items()},
+        tolerance=_share_tolerance(found) if TEST in found else None,
+    )
+
+
+def _parent_dates(fk: Relation, column: str, ordered: Ordered, role: str) -> np.ndarray:
+    """Each sequence's parent's ``column``, in seconds (NaN: missing)."""
+    where = f"Table {fk.parent!r}, column {column!r} of the {role} data"
+    return as_numbers(
+        to_canonical(ordered.parents[column], ColumnKind.DATETIME, where, show_examples=role == SYNTH)
+    )
+
+
+def _median_lead(ordered: Ordered, dates: np.ndarray) -> float:
+    """The median time from the parent's date to the sequence's first row (inf: none to compare)."""
+    assert ordered.first is not None
+    lead = (ordered.first - dates)[~np.isnan(ordered.first) & ~np.isnan(dates)]
+    return float(np.median(lead)) if len(lead) else np.inf
+
+
+def _before(fk: Relation, column: str, ordered: Ordered, role: str) -> tuple[float, int]:
+    """The share of a role's sequences that start before their parent's ``column``, and of how many."""
+    dates = _parent_dates(fk, column, ordered, role)
+    assert ordered.first is not None
+    both = ~np.isnan(dates) & ~np.isnan(ordered.first)
+    n = int(np.count_nonzero(both))
+    return (float(np.mean(ordered.first[both] < dates[both])) if n else 0.0), n
+
+
+def _share_tolerance(found: dict[str, tuple[float, int]]) -> float:
+    """How far above the holdout's share the synthetic share may be by sampling noise alone.
+
+    ``max(SHARE_MARGIN, Z * se)``, with ``se`` the standard error of the difference of the two
+    shares under their pooled share (a two-proportion test's).
+    """
+    (p_synth, n_synth), (p_test, n_test) = found[SYNTH], found[TEST]
+    if not n_synth or not n_test:
+        return SHARE_MARGIN
+    pooled = (p_synth * n_synth + p_test * n_test) / (n_synth + n_test)
+    se = np.sqrt(pooled * (1 - pooled) * (1 / n_synth + 1 / n_test))
+    return max(SHARE_MARGIN, Z * float(se))
 
 
 def ordered_rows(ctx: EvaluationContext, fk: Relation, role: str) -> Ordered:
@@ -280,9 +387,24 @@ def ordered_rows(ctx: EvaluationContext, fk: Relation, role: str) -> Ordered:
     )
     order = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
     codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else codes
     group = np.cumsum(np.r_[True, codes[1:] != codes[:-1]]) - 1 if len(codes) else codes
     frame = ctx.table(fk.child).canonical(rows.iloc[order], role)
-    return Ordered(group=group, frame=frame.reset_index(drop=True))
+    dated = table.kinds[table.order_by[0]] is ColumnKind.DATETIME
+    first = as_numbers(keys[f"order {table.order_by[0]}"].iloc[order].iloc[starts]) if dated else None
+    return Ordered(
+        group=group,
+        frame=frame.reset_index(drop=True),
+        first=first,
+        parents=_parent_rows(data[fk.parent], links.parent_codes, codes[starts]),
+    )
+
+
+def _parent_rows(parent: pd.DataFrame, parent_codes: np.ndarray, codes: np.ndarray) -> pd.DataFrame:
+    """The parent row of each key code in ``codes`` (the first of its rows, where a key repeats)."""
+    by_code = np.argsort(parent_codes, kind="stable")
+    known, first = np.unique(parent_codes[by_code], return_index=True)
+    return parent.iloc[by_code[first[np.searchsorted(known, codes)]]].reset_index(drop=True)
 
 
 def _order_values(rows: pd.DataFrame, column: str, kind: ColumnKind, table: str, role: str) -> pd.Series:

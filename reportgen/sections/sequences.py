@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
+from reportgen.data.roles import SYNTH, TEST
 from reportgen.metrics.registry import HeadlineSpec, Reading, Section
 from reportgen.metrics.sequences import SequencesResult, compute_sequences
 from reportgen.render.sequence_figures import furthest_measures
 from reportgen.results import SectionResult
-from reportgen.rules import BelowReference
+from reportgen.rules import BelowReference, ShareAboveReference
 
 
 def _figures(result: SectionResult) -> dict[str, Figure]:
@@ -35,6 +36,30 @@ def _sequence_similarity(r: SequencesResult) -> Reading:
     )
 
 
+def _before_parent(r: SequencesResult) -> Reading | None:
+    """The share of synthetic sequences that start before their parent's date, where one is compared.
+
+    With several ordered tables, the one furthest above its holdout's share beyond its tolerance.
+    """
+    found = [t for t in r.tables if t.parent_order is not None]
+    if not found:
+        return None
+    table = max(found, key=lambda t: (t.parent_order.excess, -found.index(t)))  # type: ignore[union-attr]
+    order = table.parent_order
+    assert order is not None
+    meaning = (
+        f"The share of {table.child} sequences whose first row ({order.child_column}) comes before their "
+        f"{table.parent} row's {order.parent_column}, such as a claim before its policy starts."
+    )
+    return Reading(
+        value=order.before[SYNTH],
+        reference=order.before.get(TEST),
+        tables=(table.child, table.parent),
+        meaning=meaning,
+        tolerance=order.tolerance,
+    )
+
+
 SECTION = Section(
     name="sequences",
     title="Fidelity: sequences",
@@ -56,6 +81,16 @@ SECTION = Section(
             "parent: the measure furthest below its reference (100: identically).",
             read=_sequence_similarity,
             rule=BelowReference(),
+        ),
+        HeadlineSpec(
+            name="sequences_before_parent",
+            label="Sequences before their parent's date",
+            unit="share",
+            higher_is_better=False,
+            concern="fidelity",
+            meaning="The share of sequences whose first row comes before their parent row's date.",
+            read=_before_parent,
+            rule=ShareAboveReference(),
         ),
     ),
 )
