@@ -212,6 +212,11 @@ class Values:
     def __len__(self) -> int:
         return len(self.values)
 
+    @property
+    def n_sequences(self) -> int:
+        """The sequences that hold a value."""
+        return int(np.count_nonzero(np.diff(self.sequence))) + 1 if len(self.sequence) else 0
+
     def resample(self, rng: np.random.Generator) -> np.ndarray:
         """The values of as many sequences as hold one, drawn with replacement, each with all its values."""
         owners, starts, counts = np.unique(self.sequence, return_index=True, return_counts=True)
@@ -504,17 +509,19 @@ def _tolerance(
 ) -> float:
     """How far a synthetic similarity may fall below its reference by sampling noise alone.
 
-    ``max(MARGIN, Z * sqrt(sd_holdout^2 + sd_synthetic^2))``: the spread of each side's similarity
-    to the training data, from ``BOOTSTRAP`` resamples of its sequences (whole sequences, with
-    replacement, so steps of one sequence move together), leaving out the covariance the shared
-    training data adds (which makes it wider, never narrower).
+    ``max(MARGIN, Z * sd * sqrt(1 + n_holdout / n_synthetic))``: ``sd`` is the spread of the
+    holdout's similarity to the training data over ``BOOTSTRAP`` resamples of its sequences (whole
+    sequences, with replacement, so the steps of one sequence move together). Under the question
+    asked (is the synthetic data as good as another real sample?) the synthetic similarity varies
+    as a real sample's of its size does, hence the holdout's spread scaled to that size; the
+    synthetic data's own resamples would measure the spread of what it is, not of what it should
+    be (a generator that puts every sequence in one rare category has no spread at all). The
+    covariance the shared training data adds is left out, which makes the tolerance wider.
     """
-    real = found[TRAIN].values
-    spreads = [
-        np.std([compare(real, found[role].resample(rng), prep, column) for _ in range(BOOTSTRAP)])
-        for role in (TEST, SYNTH)
-    ]
-    return max(MARGIN, Z * float(np.hypot(*spreads)))
+    real, holdout = found[TRAIN].values, found[TEST]
+    spread = float(np.std([compare(real, holdout.resample(rng), prep, column) for _ in range(BOOTSTRAP)]))
+    sizes = holdout.n_sequences / max(found[SYNTH].n_sequences, 1)
+    return max(MARGIN, Z * spread * float(np.sqrt(1 + sizes)))
 
 
 def _family(name: MeasureName) -> str:

@@ -290,6 +290,12 @@ def test_one_shuffled_column_among_many_is_caught_by_the_headline():
 def test_a_measure_s_tolerance_is_its_sampling_noise_and_never_under_ten_points(results):
     (table,) = results["honest"].tables
     assert all(m.tolerance is not None and m.tolerance >= 0.10 for m in table.measures)
+    # the noise of a real sample of the synthetic's size: not the synthetic data's own spread, which
+    # a generator that repeats one value everywhere would shrink to nothing
+    for defect in ("shuffled", "constant"):
+        assert [m.tolerance for m in results[defect].tables[0].measures] == [
+            m.tolerance for m in table.measures
+        ]
     small = sequences(draw(40, 1), draw(40, 2, first_id=1000), draw(40, 3, first_id=5000))
     widest = max(m.tolerance for m in small.tables[0].measures)
     assert widest > 0.2  # 40 sequences a side: a per-sequence mean's KS moves by more than 10 points
