@@ -10,8 +10,9 @@ A schema may arrive in the form SDV writes for multi-table data::
 
 It is translated, not interpreted: each column's ``sdtype`` becomes its kind (``numerical``:
 numeric, or integer where its ``computer_representation`` is an integer type; ``categorical``,
-``boolean``, ``datetime``, ``id`` as named; any other sdtype, SDV's PII types such as ``email`` or
-``address`` and ``unknown``, is text, never compared as data); ``relationships`` become foreign
+``boolean``, ``datetime``, ``id`` as named; the older ``ordinal``: categorical; any other sdtype,
+SDV's PII types such as ``email`` or ``address`` and ``unknown``, is text, never compared as
+data); ``relationships`` become foreign
 keys; a table's ``sequence_index`` becomes its ``order_by`` and its ``sequence_key`` must be one of
 its foreign keys, the parent its rows are ordered within (reportgen orders a table's rows within
 each foreign key that holds no order column, the sequence key among them). A ``sequence_key``
@@ -32,6 +33,7 @@ _SDTYPES = {
     "categorical": "categorical",
     "boolean": "boolean",
     "datetime": "datetime",
+    "ordinal": "categorical",  # older SDV metadata
 }
 _RELATIONSHIP_KEYS = ("parent_table_name", "parent_primary_key", "child_table_name", "child_foreign_key")
 

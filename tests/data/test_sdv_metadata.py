@@ -33,6 +33,7 @@ SDV = {
                 "amount": {"sdtype": "numerical", "computer_representation": "Float"},
                 "status": {"sdtype": "categorical"},
                 "n_items": {"sdtype": "numerical", "computer_representation": "Int64"},
+                "grade": {"sdtype": "ordinal"},
             },
         },
     },
@@ -54,12 +55,15 @@ def test_sequence_key_and_index_become_the_parent_and_the_order(tmp_path):
     assert visits.order_by == ("date",) and visits.primary_key == ("vid",)
     assert [(r.columns, r.parent) for r in schema.sequences("visits")] == [(("cid",), "customers")]
     assert visits.kinds["n_items"] is ColumnKind.INTEGER and visits.kinds["amount"] is ColumnKind.NUMERIC
+    assert visits.kinds["grade"] is ColumnKind.CATEGORICAL
     assert schema["customers"].kinds["mail"] is ColumnKind.TEXT  # PII sdtypes are never compared
 
 
 def test_an_sdv_schema_measures_the_sequences_as_reportgen_s_own():
     spec = json.loads(json.dumps(SDV))
-    del spec["tables"]["customers"]["columns"]["mail"], spec["tables"]["visits"]["columns"]["n_items"]
+    del spec["tables"]["customers"]["columns"]["mail"]
+    for column in ("n_items", "grade"):
+        del spec["tables"]["visits"]["columns"][column]
     train, holdout, synth = draw(150, 1), draw(150, 2, first_id=1000), draw(150, 3, "shuffled", first_id=5000)
     assert sequences(train, holdout, synth, Schema.from_dict(spec)) == sequences(
         train, holdout, synth, SCHEMA
