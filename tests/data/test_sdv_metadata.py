@@ -9,6 +9,7 @@ from reportgen.data.io import read_schema
 from reportgen.data.schema import ColumnKind, Schema
 from reportgen.errors import SchemaError
 
+from ..conftest import DATASETS
 from ..metrics.test_sequences import SCHEMA, draw, sequences
 
 SDV = {
@@ -95,3 +96,16 @@ def test_single_table_metadata_and_bad_columns_get_clear_errors():
     spec["tables"]["visits"]["columns"]["amount"] = "numerical"
     with pytest.raises(SchemaError, match=r"SDV table 'visits', column 'amount': SDV columns are \{sdtype"):
         Schema.from_dict(spec)
+
+
+def test_lahman_s_sdv_metadata_with_seasons_ordered_by_year():
+    path = DATASETS / "lahman" / "synthetic" / "hma" / "sdv_metadata.json"
+    if not path.exists():
+        pytest.skip(f"shared dataset file {path} not found")
+    spec = json.loads(path.read_text())
+    spec["tables"]["batting"] |= {"sequence_key": "playerID", "sequence_index": "yearID"}
+    schema = Schema.from_dict(spec)
+    assert schema["batting"].order_by == ("yearID",)
+    assert [r.parent for r in schema.sequences("batting")] == ["people"]
+    assert schema["batting"].kinds["stint"] is ColumnKind.CATEGORICAL  # SDV's older 'ordinal'
+    assert schema["people"].kinds["debut"] is ColumnKind.DATETIME and schema["pitching"].order_by == ()
