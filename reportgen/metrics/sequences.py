@@ -24,8 +24,18 @@ similarity measures it for every foreign key, and this section does not measure 
 
 A measure needs ``MIN_VALUES`` training values (sequences, or steps); with fewer it is left out and
 says why. A synthetic side with no value at all (every synthetic sequence a single row, so no
-step) scores 0: nothing in it is alike. A table's similarity is the mean over its measures, its
-reference the mean of theirs; the section's is the least similar table's.
+step) scores 0: nothing in it is alike.
+
+Each measure has a **tolerance**, how far below its reference sampling noise alone may put it:
+``max(MARGIN, Z * sd * sqrt(1 + n_holdout / n_synthetic))``, ``sd`` the holdout's bootstrap spread
+over whole sequences (``_tolerance``). A table's number, and the section's headline, is its
+measure furthest beyond its tolerance below its reference (``SequenceTable.worst``), not the mean
+over its measures: one shuffled column among many moves one measure, which a mean dilutes. The
+mean and its reference are kept beside it.
+
+**Order with the parent**: where the first order column is a date and the parent has datetime
+columns, the share of sequences whose first row comes before their parent's date (a claim before
+its policy starts), per role (``_parent_order`` says which date), with a two-proportion tolerance.
 
 Figures show aggregates only: quantiles of the per-sequence statistics and steps, and shares of
 transitions. No sequence and no row of the real data is ever drawn or printed.
