@@ -182,8 +182,15 @@ class SequenceTable(BaseModel):
         return f"{self.child} per {self.parent}"
 
     def furthest(self, n: int = 2) -> list[SequenceMeasure]:
-        """The ``n`` measures furthest beyond their tolerance below their reference, in page order."""
-        ranked = sorted(range(len(self.measures)), key=lambda i: (-self.measures[i].excess, i))
+        """The ``n`` measures furthest beyond their tolerance below their reference, in page order.
+
+        Measures below their reference come first: one at or above it is never shown as "furthest
+        below" ahead of one below it, however narrow its tolerance.
+        """
+        measures = self.measures
+        ranked = sorted(
+            range(len(measures)), key=lambda i: (measures[i].shortfall <= 0, -measures[i].excess, i)
+        )
         return [self.measures[i] for i in sorted(ranked[:n])]
 
     def by_column(self) -> list[tuple[str, ColumnKind, list[SequenceMeasure | None]]]:
