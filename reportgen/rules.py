@@ -4,12 +4,14 @@ Page 1's verdicts, the section pages' highlighting and the alarms all ask a head
 number is "bad" in one way only. Each rule reads the headline alone (its value, reference, unit,
 direction, tolerance and interval):
 
-- ``BelowReference``: a 0-100 score more than ``SCORE_MARGIN`` points worse than its reference
-  (the same measure between two real samples); no reference, no judgement.
+- ``BelowReference``: a 0-100 score more than ``SCORE_MARGIN`` points (or the headline's own
+  tolerance, where it states a wider one) worse than its reference (the same measure between two
+  real samples); no reference, no judgement.
 - ``AwayFromReference``: the same on either side, for the numbers where closer to the reference is
   better (alpha-precision, beta-recall).
 - ``ShareAboveReference``: a share (exact copies, rows at risk) above both twice its reference and
-  its reference plus ``SHARE_MARGIN`` (``share_clearly_above``).
+  its reference plus ``SHARE_MARGIN`` (``share_clearly_above``), and above it by more than the
+  headline's own tolerance where it states one.
 - ``BeyondLevel``: an attack's number (AUC, epsilon bound) beyond its chance level (or 0) by more
   than its own tolerance.
 - ``IntervalAboveZero``: an attack's risk whose 95% interval lies above ``SHARE_MARGIN``.
@@ -52,15 +54,16 @@ def _shortfall(h: Headline, reference: float) -> float:
 
 @dataclass(frozen=True)
 class BelowReference:
-    """A score worse than its reference by more than ``margin`` points."""
+    """A score worse than its reference by more than ``margin`` points, or its own wider tolerance."""
 
     margin: float = SCORE_MARGIN
 
     def worse(self, h: Headline) -> bool:
-        return h.reference is not None and _shortfall(h, h.reference) > self.margin
+        margin = max(self.margin, h.tolerance or 0.0)
+        return h.reference is not None and _shortfall(h, h.reference) > margin
 
     def describe(self) -> str:
-        return f"more than {self.margin:g} points worse than its reference"
+        return f"more than {self.margin:g} points (or its own wider tolerance) worse than its reference"
 
 
 @dataclass(frozen=True)
@@ -81,10 +84,15 @@ class ShareAboveReference:
     """A share above both twice its reference and its reference plus ``SHARE_MARGIN``."""
 
     def worse(self, h: Headline) -> bool:
-        return h.reference is not None and share_clearly_above(h.value, h.reference)
+        if h.reference is None:
+            return False
+        return share_clearly_above(h.value, h.reference) and h.value - h.reference > (h.tolerance or 0.0)
 
     def describe(self) -> str:
-        return f"above both twice its reference and its reference plus {100 * SHARE_MARGIN:g} point"
+        return (
+            f"above both twice its reference and its reference plus {100 * SHARE_MARGIN:g} point "
+            "(or its own wider tolerance)"
+        )
 
 
 @dataclass(frozen=True)

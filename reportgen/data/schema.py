@@ -45,6 +45,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
+from reportgen.data.sdv_metadata import from_sdv_metadata, is_sdv_metadata
 from reportgen.errors import SchemaError
 
 
@@ -650,8 +651,11 @@ class Schema(Mapping[str, Table]):
         Two layouts are accepted: reportgen's own (``{"tables": {name: {"primary_key": [...],
         "foreign_keys": [{"column", "parent"}], "columns": {name: kind}}}}``) and the neutral
         ``metadata.json`` layout of the shared datasets (tables with ``primary_key`` and
-        ``columns``, plus a top-level ``relationships`` list).
+        ``columns``, plus a top-level ``relationships`` list); SDV's metadata is read too
+        (``reportgen.data.sdv_metadata``).
         """
+        if is_sdv_metadata(spec):
+            spec = from_sdv_metadata(spec)
         if not isinstance(spec, Mapping) or not isinstance(spec.get("tables"), Mapping):
             raise SchemaError("A schema file needs a top-level 'tables' mapping of table names to tables.")
         if "relationships" in spec:

@@ -24,8 +24,18 @@ similarity measures it for every foreign key, and this section does not measure 
 
 A measure needs ``MIN_VALUES`` training values (sequences, or steps); with fewer it is left out and
 says why. A synthetic side with no value at all (every synthetic sequence a single row, so no
-step) scores 0: nothing in it is alike. A table's similarity is the mean over its measures, its
-reference the mean of theirs; the section's is the least similar table's.
+step) scores 0: nothing in it is alike.
+
+Each measure has a **tolerance**, how far below its reference sampling noise alone may put it:
+``max(MARGIN, Z * sd * sqrt(1 + n_holdout / n_synthetic))``, ``sd`` the holdout's bootstrap spread
+over whole sequences (``_tolerance``). A table's number, and the section's headline, is its
+measure furthest beyond its tolerance below its reference (``SequenceTable.worst``), not the mean
+over its measures: one shuffled column among many moves one measure, which a mean dilutes. The
+mean and its reference are kept beside it.
+
+**Order with the parent**: where the first order column is a date and the parent has datetime
+columns, the share of sequences whose first row comes before their parent's date (a claim before
+its policy starts), per role (``_parent_order`` says which date), with a two-proportion tolerance.
 
 Figures show aggregates only: quantiles of the per-sequence statistics and steps, and shares of
 transitions. No sequence and no row of the real data is ever drawn or printed.
@@ -33,6 +43,7 @@ transitions. No sequence and no row of the real data is ever drawn or printed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -49,11 +60,16 @@ from reportgen.data.schema import ColumnKind, Relation
 from reportgen.metrics.registry import MetricNotApplicable, measured_and_skipped
 from reportgen.metrics.similarity import ks_statistic
 from reportgen.results import Basis, SectionResult
+from reportgen.rules import SCORE_MARGIN, SHARE_MARGIN
 
 MIN_VALUES = 10  # training sequences (or steps) a measure needs
 QUANTILES = tuple(round(q, 2) for q in np.linspace(0.05, 0.95, 19))  # drawn per role; no extremes
 TOP_TRANSITIONS = 8  # transitions drawn, the most frequent real ones
 SECONDS_PER_DAY = 86_400.0
+MARGIN = SCORE_MARGIN / 100  # a measure's least tolerance below its reference (page 1's 10 points)
+Z = 3.0  # a measure's tolerance in spreads of the difference: ~0.1% one-sided per measure
+BOOTSTRAP = 30  # resamples of each side's sequences that give a measure's spread
+MAX_BEFORE = 0.5  # a parent date more training sequences start before is no start date
 _CATEGORICAL = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
 
 MeasureName = Literal["mean", "spread", "steps", "transitions", "stay", "distinct"]
@@ -92,6 +108,9 @@ class SequenceMeasure(BaseModel):
     measure: MeasureName
     similarity: float = Field(ge=0, le=1, description="Training vs synthetic (1 - KS, or 1 - TVD).")
     reference: float | None = Field(default=None, ge=0, le=1, description="Training vs holdout.")
+    tolerance: float | None = Field(
+        default=None, ge=0, description="How far below its reference sampling noise alone may put it."
+    )
     values: dict[str, int] = Field(description="Values compared per role: sequences, or steps.")
     profile: Profile
 
@@ -103,6 +122,33 @@ class SequenceMeasure(BaseModel):
     def shortfall(self) -> float:
         """How far the similarity falls below its reference (below 1 without one)."""
         return (1.0 if self.reference is None else self.reference) - self.similarity
+
+    @property
+    def excess(self) -> float:
+        """How far the shortfall goes beyond the measure's tolerance (negative: within it)."""
+        return self.shortfall - (self.tolerance or 0.0)
+
+
+class ParentOrder(BaseModel):
+    """Sequences whose first row comes before their parent row's date (a claim before its policy starts)."""
+
+    parent_column: str = Field(description="The parent's date the first row should not precede.")
+    child_column: str = Field(description="The child's first order column, a date.")
+    candidates: dict[str, float] = Field(
+        description="Each datetime column of the parent, with its share of training sequences before it."
+    )
+    before: dict[str, float] = Field(description="Share of sequences whose first row is before it, per role.")
+    sequences: dict[str, int] = Field(description="Sequences with both dates present, per role.")
+    tolerance: float | None = Field(
+        default=None, ge=0, description="How far above the holdout's share sampling noise alone may put it."
+    )
+
+    @property
+    def excess(self) -> float:
+        """How far the synthetic share exceeds the holdout's beyond the tolerance (negative: within)."""
+        if TEST not in self.before:
+            return -1.0
+        return self.before[SYNTH] - self.before[TEST] - (self.tolerance or 0.0)
 
 
 class SequenceTable(BaseModel):
@@ -120,6 +166,15 @@ class SequenceTable(BaseModel):
     similarity: float = Field(ge=0, le=1, description="Mean similarity over the measures.")
     reference: float | None = Field(default=None, ge=0, le=1, description="Mean of their references.")
     basis: Basis | None = Field(default=None, description="Parent rows whose sequences were read.")
+    parent_order: ParentOrder | None = Field(
+        default=None, description="First rows before the parent's date, where both are dates."
+    )
+    parent_order_skipped: str | None = Field(default=None, description="Why no parent date was compared.")
+
+    @property
+    def worst(self) -> SequenceMeasure:
+        """The measure furthest beyond its tolerance below its reference (the table's headline)."""
+        return self.furthest(1)[0]
 
     @property
     def label(self) -> str:
@@ -127,8 +182,15 @@ class SequenceTable(BaseModel):
         return f"{self.child} per {self.parent}"
 
     def furthest(self, n: int = 2) -> list[SequenceMeasure]:
-        """The ``n`` measures furthest below their reference (the figure's), in page order."""
-        ranked = sorted(range(len(self.measures)), key=lambda i: (-self.measures[i].shortfall, i))
+        """The ``n`` measures furthest beyond their tolerance below their reference, in page order.
+
+        Measures below their reference come first: one at or above it is never shown as "furthest
+        below" ahead of one below it, however narrow its tolerance.
+        """
+        measures = self.measures
+        ranked = sorted(
+            range(len(measures)), key=lambda i: (measures[i].shortfall <= 0, -measures[i].excess, i)
+        )
         return [self.measures[i] for i in sorted(ranked[:n])]
 
     def by_column(self) -> list[tuple[str, ColumnKind, list[SequenceMeasure | None]]]:
@@ -143,16 +205,44 @@ class SequenceTable(BaseModel):
 
 
 class SequencesResult(SectionResult):
-    """Every ordered child table's sequences, and the least similar table's mean as the headline."""
+    """Every ordered child table's sequences; the headline is the measure furthest beyond its tolerance."""
 
     tables: list[SequenceTable]
     skipped: dict[str, str] = Field(default_factory=dict, description="Ordered tables not measured, and why.")
-    similarity: float = Field(ge=0, le=1, description="The least similar table's mean similarity.")
-    reference: float | None = Field(default=None, ge=0, le=1, description="That table's reference.")
+    similarity: float = Field(ge=0, le=1, description="The worst measure's similarity (see ``worst``).")
+    reference: float | None = Field(default=None, ge=0, le=1, description="That measure's reference.")
+    tolerance: float | None = Field(default=None, ge=0, description="That measure's tolerance.")
 
     @property
     def worst(self) -> SequenceTable:
-        return min(self.tables, key=lambda t: t.similarity)
+        """The table whose worst measure goes furthest beyond its tolerance (first in page order on ties)."""
+        return max(self.tables, key=lambda t: (t.worst.excess, -self.tables.index(t)))
+
+
+@dataclass(frozen=True)
+class Values:
+    """One measure's values in one role (per-sequence statistics, or steps) and the sequence of each."""
+
+    values: np.ndarray
+    sequence: np.ndarray  # ascending: the values of one sequence together
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @property
+    def n_sequences(self) -> int:
+        """The sequences that hold a value."""
+        return int(np.count_nonzero(np.diff(self.sequence))) + 1 if len(self.sequence) else 0
+
+    def resample(self, rng: np.random.Generator) -> np.ndarray:
+        """The values of as many sequences as hold one, drawn with replacement, each with all its values."""
+        owners, starts, counts = np.unique(self.sequence, return_index=True, return_counts=True)
+        if not len(owners):
+            return self.values
+        pick = rng.integers(0, len(owners), len(owners))
+        lengths = counts[pick]
+        offsets = np.repeat(starts[pick] - np.cumsum(lengths) + lengths, lengths)
+        return self.values[offsets + np.arange(int(lengths.sum()))]
 
 
 @dataclass(frozen=True)
@@ -161,6 +251,8 @@ class Ordered:
 
     group: np.ndarray  # the sequence of each row, 0 .. n_sequences - 1, rows of one sequence together
     frame: pd.DataFrame  # compared columns, canonical dtypes, in sequence order
+    first: np.ndarray | None  # each sequence's first date (seconds; NaN: none), where the order is a date
+    parents: pd.DataFrame  # each sequence's parent row (its first, where parent rows repeat a key)
 
     @property
     def n_sequences(self) -> int:
@@ -180,14 +272,10 @@ def compute_sequences(ctx: EvaluationContext) -> SequencesResult:
         raise MetricNotApplicable("no table declares the order of its rows (order_by)")
     outcomes = {f"{fk.child} per {fk.parent}": _table_or_reason(ctx, fk) for fk in keys}
     tables, skipped = measured_and_skipped(outcomes)
-    worst = min(tables, key=lambda t: t.similarity)
-    return SequencesResult(
-        section="sequences",
-        tables=tables,
-        skipped=skipped,
-        similarity=worst.similarity,
-        reference=worst.reference,
-    )
+    result = SequencesResult(section="sequences", tables=tables, skipped=skipped, similarity=0.0)
+    worst = result.worst.worst
+    result.similarity, result.reference, result.tolerance = worst.similarity, worst.reference, worst.tolerance
+    return result
 
 
 def _table_or_reason(ctx: EvaluationContext, fk: Relation) -> SequenceTable | str:
@@ -200,13 +288,14 @@ def _table_or_reason(ctx: EvaluationContext, fk: Relation) -> SequenceTable | st
     measures: list[SequenceMeasure] = []
     skipped: dict[str, str] = {}
     for column in columns:
-        found = _column_measures(prep, column, ordered)
+        found = _column_measures(prep, column, ordered, ctx.rng(f"sequences:{fk.child}:{fk.parent}:{column}"))
         measures += [m for m in found if isinstance(m, SequenceMeasure)]
         if reasons := [m for m in found if isinstance(m, str)]:
             skipped[column] = "; ".join(reasons)
     if not measures:
         return "no measurable column: " + "; ".join(f"{c}: {r}" for c, r in skipped.items())
     references = [m.reference for m in measures if m.reference is not None]
+    parent_order = _parent_order(ctx, fk, ordered)
     return SequenceTable(
         child=fk.child,
         parent=fk.parent,
@@ -220,7 +309,84 @@ def _table_or_reason(ctx: EvaluationContext, fk: Relation) -> SequenceTable | st
         similarity=float(np.mean([m.similarity for m in measures])),
         reference=float(np.mean(references)) if len(references) == len(measures) else None,
         basis=ctx.basis(fk.parent, counted=False),
+        parent_order=parent_order if isinstance(parent_order, ParentOrder) else None,
+        parent_order_skipped=parent_order if isinstance(parent_order, str) else None,
     )
+
+
+def _parent_order(
+    ctx: EvaluationContext, fk: Relation, ordered: dict[str, Ordered]
+) -> ParentOrder | str | None:
+    """The share of sequences that start before their parent's date, per role (None: no dates to compare).
+
+    The parent's date is the datetime column (declared or inferred, keys left out) that the most
+    training sequences start on or after, ties broken by the smallest median time from it to the
+    first row (a policy's start rather than its holder's birth). It is compared only where at most
+    ``MAX_BEFORE`` of the training sequences start before it (otherwise the parent's dates do not
+    precede its children's, and there is no order to keep).
+    """
+    if ordered[TRAIN].first is None:
+        return None
+    parent = ctx.train.schema[fk.parent]
+    columns = [c for c, k in parent.kinds.items() if k is ColumnKind.DATETIME and c not in parent.key_columns]
+    if not columns:
+        return None
+    dates = {c: _parent_dates(fk, c, ordered[TRAIN], TRAIN) for c in columns}
+    before = {c: {role: _before(fk, c, o, role) for role, o in ordered.items()} for c in columns}
+    shares = {c: found[TRAIN][0] for c, found in before.items()}
+    chosen = min(columns, key=lambda c: (shares[c], _median_lead(ordered[TRAIN], dates[c])))
+    if before[chosen][TRAIN][1] < MIN_VALUES:
+        return f"{before[chosen][TRAIN][1]} training sequences with both dates; {MIN_VALUES} needed"
+    if shares[chosen] > MAX_BEFORE:
+        start = f"{shares[chosen]:.0%} of training sequences start before {chosen}"
+        return f"the parent's dates do not precede its rows' ({start})"
+    found = before[chosen]
+    return ParentOrder(
+        parent_column=chosen,
+        child_column=ctx.train.schema[fk.child].order_by[0],
+        candidates=shares,
+        before={role: share for role, (share, _) in found.items()},
+        sequences={role: n for role, (_, n) in found.items()},
+        tolerance=_share_tolerance(found) if TEST in found else None,
+    )
+
+
+def _parent_dates(fk: Relation, column: str, ordered: Ordered, role: str) -> np.ndarray:
+    """Each sequence's parent's ``column``, in seconds (NaN: missing)."""
+    where = f"Table {fk.parent!r}, column {column!r} of the {role} data"
+    return as_numbers(
+        to_canonical(ordered.parents[column], ColumnKind.DATETIME, where, show_examples=role == SYNTH)
+    )
+
+
+def _median_lead(ordered: Ordered, dates: np.ndarray) -> float:
+    """The median time from the parent's date to the sequence's first row (inf: none to compare)."""
+    assert ordered.first is not None
+    lead = (ordered.first - dates)[~np.isnan(ordered.first) & ~np.isnan(dates)]
+    return float(np.median(lead)) if len(lead) else np.inf
+
+
+def _before(fk: Relation, column: str, ordered: Ordered, role: str) -> tuple[float, int]:
+    """The share of a role's sequences that start before their parent's ``column``, and of how many."""
+    dates = _parent_dates(fk, column, ordered, role)
+    assert ordered.first is not None
+    both = ~np.isnan(dates) & ~np.isnan(ordered.first)
+    n = int(np.count_nonzero(both))
+    return (float(np.mean(ordered.first[both] < dates[both])) if n else 0.0), n
+
+
+def _share_tolerance(found: dict[str, tuple[float, int]]) -> float:
+    """How far above the holdout's share the synthetic share may be by sampling noise alone.
+
+    ``max(SHARE_MARGIN, Z * se)``, with ``se`` the standard error of the difference of the two
+    shares under their pooled share (a two-proportion test's).
+    """
+    (p_synth, n_synth), (p_test, n_test) = found[SYNTH], found[TEST]
+    if not n_synth or not n_test:
+        return SHARE_MARGIN
+    pooled = (p_synth * n_synth + p_test * n_test) / (n_synth + n_test)
+    se = np.sqrt(pooled * (1 - pooled) * (1 / n_synth + 1 / n_test))
+    return max(SHARE_MARGIN, Z * float(se))
 
 
 def ordered_rows(ctx: EvaluationContext, fk: Relation, role: str) -> Ordered:
@@ -243,9 +409,24 @@ def ordered_rows(ctx: EvaluationContext, fk: Relation, role: str) -> Ordered:
     )
     order = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
     codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else codes
     group = np.cumsum(np.r_[True, codes[1:] != codes[:-1]]) - 1 if len(codes) else codes
     frame = ctx.table(fk.child).canonical(rows.iloc[order], role)
-    return Ordered(group=group, frame=frame.reset_index(drop=True))
+    dated = table.kinds[table.order_by[0]] is ColumnKind.DATETIME
+    first = as_numbers(keys[f"order {table.order_by[0]}"].iloc[order].iloc[starts]) if dated else None
+    return Ordered(
+        group=group,
+        frame=frame.reset_index(drop=True),
+        first=first,
+        parents=_parent_rows(data[fk.parent], links.parent_codes, codes[starts]),
+    )
+
+
+def _parent_rows(parent: pd.DataFrame, parent_codes: np.ndarray, codes: np.ndarray) -> pd.DataFrame:
+    """The parent row of each key code in ``codes`` (the first of its rows, where a key repeats)."""
+    by_code = np.argsort(parent_codes, kind="stable")
+    known, first = np.unique(parent_codes[by_code], return_index=True)
+    return parent.iloc[by_code[first[np.searchsorted(known, codes)]]].reset_index(drop=True)
 
 
 def _order_values(rows: pd.DataFrame, column: str, kind: ColumnKind, table: str, role: str) -> pd.Series:
@@ -255,7 +436,7 @@ def _order_values(rows: pd.DataFrame, column: str, kind: ColumnKind, table: str,
 
 
 def _column_measures(
-    prep: PreparedTable, column: str, ordered: dict[str, Ordered]
+    prep: PreparedTable, column: str, ordered: dict[str, Ordered], rng: np.random.Generator
 ) -> list[SequenceMeasure | str]:
     """The measures of one column: per-sequence statistics and steps, or transitions and distincts."""
     kind = prep.schema.kinds[column]
@@ -266,30 +447,35 @@ def _column_measures(
         per_role = {role: _numeric_values(o, column, kind) for role, o in ordered.items()}
         names = NUMERIC_MEASURES
     return [
-        _measure(column, name, {role: values[name] for role, values in per_role.items()}, kind, prep)
+        _measure(column, name, {role: values[name] for role, values in per_role.items()}, kind, prep, rng)
         for name in names
     ]
 
 
-def _numeric_values(ordered: Ordered, column: str, kind: ColumnKind) -> dict[str, np.ndarray]:
+def _numeric_values(ordered: Ordered, column: str, kind: ColumnKind) -> dict[str, Values]:
     """Per-sequence means and spreads, and the steps between consecutive present values."""
     x = as_numbers(ordered.frame[column])
     if kind is ColumnKind.DATETIME:
         x = x / SECONDS_PER_DAY
     present = ~np.isnan(x)
-    group, n = ordered.group[present], ordered.n_sequences
+    kept = ordered.step & present[1:] & present[:-1]
+    steps = Values((x[1:] - x[:-1])[kept], ordered.group[1:][kept])
+    # each sequence's values sorted before they are summed: its statistics do not depend on its order
+    by_value = np.lexsort((x, ordered.group))
+    group, values, n = ordered.group[by_value], x[by_value], ordered.n_sequences
+    group, values = group[~np.isnan(values)], values[~np.isnan(values)]
     counts = np.bincount(group, minlength=n)
-    means = np.bincount(group, weights=x[present], minlength=n) / np.maximum(counts, 1)
-    squares = np.bincount(group, weights=(x[present] - means[group]) ** 2, minlength=n)
-    steps = (x[1:] - x[:-1])[ordered.step & present[1:] & present[:-1]]
+    means = np.bincount(group, weights=values, minlength=n) / np.maximum(counts, 1)
+    squares = np.bincount(group, weights=(values - means[group]) ** 2, minlength=n)
+    sequence = np.arange(n)
     return {
-        "mean": means[counts >= 1],
-        "spread": np.sqrt(squares[counts >= 2] / counts[counts >= 2]),
+        "mean": Values(means[counts >= 1], sequence[counts >= 1]),
+        "spread": Values(np.sqrt(squares[counts >= 2] / counts[counts >= 2]), sequence[counts >= 2]),
         "steps": steps,
     }
 
 
-def _categorical_values(ordered: Ordered, column: str, prep: PreparedTable) -> dict[str, np.ndarray]:
+def _categorical_values(ordered: Ordered, column: str, prep: PreparedTable) -> dict[str, Values]:
     """Transition cells, stays (1) and changes (0) of every step, and distinct values per sequence.
 
     Stays and distinct values compare every level (the univariate bins); transitions use the
@@ -298,31 +484,61 @@ def _categorical_values(ordered: Ordered, column: str, prep: PreparedTable) -> d
     levels = prep.bins[column].codes(ordered.frame[column]).astype(np.int64)
     pairs = prep.pair_bins[column]
     pooled = pairs.codes(ordered.frame[column]).astype(np.int64)
-    step = ordered.step
-    distinct = np.unique(ordered.group * prep.bins[column].n_codes + levels)
+    step, owner = ordered.step, ordered.group[1:][ordered.step]
+    distinct = np.bincount(
+        np.unique(ordered.group * prep.bins[column].n_codes + levels) // prep.bins[column].n_codes
+    )
     return {
-        "transitions": (pooled[:-1] * pairs.n_codes + pooled[1:])[step],
-        "stay": (levels[1:] == levels[:-1])[step].astype(float),
-        "distinct": np.bincount(distinct // prep.bins[column].n_codes).astype(float),
+        "transitions": Values((pooled[:-1] * pairs.n_codes + pooled[1:])[step], owner),
+        "stay": Values((levels[1:] == levels[:-1])[step].astype(float), owner),
+        "distinct": Values(distinct.astype(float), np.arange(len(distinct))),
     }
 
 
 def _measure(
-    column: str, name: MeasureName, values: dict[str, np.ndarray], kind: ColumnKind, prep: PreparedTable
+    column: str,
+    name: MeasureName,
+    found: dict[str, Values],
+    kind: ColumnKind,
+    prep: PreparedTable,
+    rng: np.random.Generator,
 ) -> SequenceMeasure | str:
-    real = values[TRAIN]
+    real = found[TRAIN].values
     if len(real) < MIN_VALUES:
         what = "steps" if name in ("steps", "transitions", "stay") else "sequences"
         return f"{MEASURE_LABELS[name]}: {len(real)} training {what}; {MIN_VALUES} needed"
     compare, profile = _MEASURED[_family(name)]
+    values = {role: v.values for role, v in found.items()}
+    reference = compare(real, values[TEST], prep, column) if TEST in values else None
     return SequenceMeasure(
         column=column,
         measure=name,
         similarity=compare(real, values[SYNTH], prep, column),
-        reference=compare(real, values[TEST], prep, column) if TEST in values else None,
+        reference=reference,
+        tolerance=None if reference is None else _tolerance(compare, found, prep, column, rng),
         values={role: len(v) for role, v in values.items()},
         profile=profile(values, prep, column, _unit(name, kind)),
     )
+
+
+def _tolerance(
+    compare: Compare, found: dict[str, Values], prep: PreparedTable, column: str, rng: np.random.Generator
+) -> float:
+    """How far a synthetic similarity may fall below its reference by sampling noise alone.
+
+    ``max(MARGIN, Z * sd * sqrt(1 + n_holdout / n_synthetic))``: ``sd`` is the spread of the
+    holdout's similarity to the training data over ``BOOTSTRAP`` resamples of its sequences (whole
+    sequences, with replacement, so the steps of one sequence move together). Under the question
+    asked (is the synthetic data as good as another real sample?) the synthetic similarity varies
+    as a real sample's of its size does, hence the holdout's spread scaled to that size; the
+    synthetic data's own resamples would measure the spread of what it is, not of what it should
+    be (a generator that puts every sequence in one rare category has no spread at all). The
+    covariance the shared training data adds is left out, which makes the tolerance wider.
+    """
+    real, holdout = found[TRAIN].values, found[TEST]
+    spread = float(np.std([compare(real, holdout.resample(rng), prep, column) for _ in range(BOOTSTRAP)]))
+    sizes = holdout.n_sequences / max(found[SYNTH].n_sequences, 1)
+    return max(MARGIN, Z * spread * float(np.sqrt(1 + sizes)))
 
 
 def _family(name: MeasureName) -> str:
@@ -413,7 +629,9 @@ def _level_names(bins: ColumnBins) -> list[str]:
     return [*bins.levels, OTHER_LABEL, MISSING_LABEL]
 
 
-_MEASURED = {
+Compare = Callable[[np.ndarray, np.ndarray, PreparedTable, str], float]
+
+_MEASURED: dict[str, tuple[Compare, Callable[..., Profile]]] = {
     "ks": (_ks_similarity, _quantile_profile),
     "transitions": (_transition_similarity, _transition_profile),
     "stay": (_stay_similarity, _stay_profile),

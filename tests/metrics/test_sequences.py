@@ -253,3 +253,171 @@ def test_a_key_that_holds_the_order_column_is_no_sequence_and_a_subset_drops_an_
     assert [r.parent for r in schema.sequences("seasons")] == ["people"]
     assert schema.subset(["teams", "seasons"])["seasons"].order_by == ()
     assert schema.subset(["people", "seasons"])["seasons"].order_by == ("year",)
+
+
+# -- one measure's defect is not diluted by the others ---------------------------------------------
+def shuffle_within(data: dict[str, pd.DataFrame], columns: list[str], seed: int) -> dict[str, pd.DataFrame]:
+    """``data`` with ``columns`` of the visits shuffled within each customer (all else kept)."""
+    visits = data["visits"].sort_values(["cid", "date"]).reset_index(drop=True)
+    within = np.lexsort((np.random.default_rng(seed).random(len(visits)), visits["cid"].to_numpy()))
+    for column in columns:
+        visits[column] = visits[column].to_numpy()[within]
+    return {"customers": data["customers"], "visits": visits}
+
+
+def test_one_shuffled_column_among_many_is_caught_by_the_headline():
+    train, holdout, synth = draw(300, 1), draw(300, 2, first_id=1000), draw(300, 3, first_id=5000)
+    for data, seed in ((train, 11), (holdout, 12), (synth, 13)):  # columns a shuffle leaves alone
+        rng = np.random.default_rng(seed)
+        for i in range(4):
+            data["visits"][f"x{i}"] = rng.normal(size=len(data["visits"]))
+    schema = Schema(
+        customers=SCHEMA["customers"],
+        visits=Table(
+            **{**dict(SCHEMA["visits"].kinds), "vid": PrimaryKey(), "cid": ForeignKey(parent="customers")},
+            order_by=["date"],
+        ),
+    )
+    honest = sequences(train, holdout, synth, schema)
+    shuffled = sequences(train, holdout, shuffle_within(synth, ["amount"], 14), schema)
+    (table,) = shuffled.tables
+    assert len(table.measures) == 21
+    # the mean over the measures hardly moves: the old headline (the mean) did not see it
+    assert table.reference - table.similarity < 0.05 < table.worst.shortfall
+    assert (table.worst.column, table.worst.measure) == ("amount", "steps")
+    assert page_one(shuffled).worse and not page_one(honest).worse
+    assert all(m.excess < 0 for m in honest.tables[0].measures), shortfalls(honest)
+
+
+def test_a_measure_s_tolerance_is_its_sampling_noise_and_never_under_ten_points(results):
+    (table,) = results["honest"].tables
+    assert all(m.tolerance is not None and m.tolerance >= 0.10 for m in table.measures)
+    # the noise of a real sample of the synthetic's size: not the synthetic data's own spread, which
+    # a generator that repeats one value everywhere would shrink to nothing
+    for defect in ("shuffled", "constant"):
+        assert [m.tolerance for m in results[defect].tables[0].measures] == [
+            m.tolerance for m in table.measures
+        ]
+    small = sequences(draw(40, 1), draw(40, 2, first_id=1000), draw(40, 3, first_id=5000))
+    widest = max(m.tolerance for m in small.tables[0].measures)
+    assert widest > 0.2  # 40 sequences a side: a per-sequence mean's KS moves by more than 10 points
+    again = sequences(draw(40, 1), draw(40, 2, first_id=1000), draw(40, 3, first_id=5000))
+    assert again == small  # deterministic per seed
+
+
+# -- order consistency with the parent: claims before their policy starts ----------------------
+POLICY_SCHEMA = Schema(
+    policies=Table(pid=PrimaryKey(), holder_born="datetime", start="datetime", premium="numeric"),
+    claims=Table(
+        claim=PrimaryKey(),
+        pid=ForeignKey(parent="policies"),
+        date="datetime",
+        amount="numeric",
+        order_by="date",
+    ),
+)
+
+
+def policies(n: int, seed: int, early: float = 0.0, first_id: int = 0) -> dict[str, pd.DataFrame]:
+    """``n`` policies with 1-5 claims after their start.
+
+    ``early``: the share whose claims all move to before the start (the defect). A holder's birth
+    precedes every claim too, by decades.
+    """
+    rng = np.random.default_rng(seed)
+    start = pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.uniform(0, 700, n), unit="D")
+    lengths = rng.integers(1, 6, n)
+    pid = np.repeat(np.arange(n), lengths)
+    lead = pd.Series(rng.exponential(40, len(pid))).groupby(pid).cumsum().to_numpy()
+    moved = np.repeat(rng.random(n) < early, lengths)
+    lead = np.where(moved, lead - 400, lead)  # the whole sequence before the start
+    claims = pd.DataFrame(
+        {
+            "claim": np.arange(len(pid)) + 10 * first_id,
+            "pid": pid + first_id,
+            "date": start[pid] + pd.to_timedelta(lead, unit="D"),
+            "amount": rng.gamma(2, 500, len(pid)),
+        }
+    )
+    holders = pd.DataFrame(
+        {
+            "pid": np.arange(n) + first_id,
+            "holder_born": start - pd.to_timedelta(rng.uniform(20, 70, n) * 365, unit="D"),
+            "start": start,
+            "premium": rng.normal(800, 100, n),
+        }
+    )
+    return {"policies": holders, "claims": claims}
+
+
+@pytest.fixture(scope="module")
+def claims() -> dict[str, SequencesResult]:
+    train, holdout = policies(400, 1), policies(400, 2, first_id=1000)
+    return {
+        name: sequences(train, holdout, policies(400, 3, early, first_id=5000), POLICY_SCHEMA)
+        for name, early in (("honest", 0.0), ("early", 0.2))
+    }
+
+
+def before_parent(result: SequencesResult):
+    spec = get_section("sequences").headlines[1]
+    assert spec.name == "sequences_before_parent"
+    return spec.headline(spec.read(result))
+
+
+def test_claims_before_their_policy_starts_are_flagged_against_the_holdout(claims):
+    order = claims["early"].tables[0].parent_order
+    assert order is not None and order.parent_column == "start" and order.child_column == "date"
+    assert order.before["training"] == 0.0 and order.before["holdout"] == 0.0
+    assert 0.15 < order.before["synthetic"] < 0.25
+    headline = before_parent(claims["early"])
+    assert headline.worse and headline.value == order.before["synthetic"] and headline.reference == 0.0
+    honest = before_parent(claims["honest"])
+    assert honest.value == 0.0 and not honest.worse
+
+
+def test_the_parent_date_is_the_one_most_sequences_start_after_then_the_nearest(claims):
+    order = claims["honest"].tables[0].parent_order
+    assert order is not None
+    # both dates precede every training claim; the policy's start is the nearer of the two
+    assert order.candidates == {"holder_born": 0.0, "start": 0.0} and order.parent_column == "start"
+
+
+def test_a_parent_date_after_its_children_is_no_start_and_is_said_so():
+    train = policies(100, 1)
+    train["policies"]["start"] = train["policies"]["start"] + pd.Timedelta(days=5000)
+    train["policies"] = train["policies"].drop(columns="holder_born")
+    schema = Schema(
+        policies=Table(pid=PrimaryKey(), start="datetime", premium="numeric"), claims=POLICY_SCHEMA["claims"]
+    )
+    (table,) = sequences(train, None, train, schema).tables
+    assert table.parent_order is None and "do not precede" in (table.parent_order_skipped or "")
+    assert get_section("sequences").headlines[1].read(sequences(train, None, train, schema)) is None
+
+
+def test_a_small_difference_in_a_few_sequences_is_within_the_noise():
+    train, holdout = policies(40, 1), policies(40, 2, first_id=1000)
+    synth = policies(40, 3, early=0.05, first_id=5000)  # a sequence or two before the start
+    headline = before_parent(sequences(train, holdout, synth, POLICY_SCHEMA))
+    assert headline.tolerance is not None and headline.tolerance > headline.value - headline.reference
+    assert not headline.worse
+
+
+def test_the_page_shows_the_shares_before_the_parent_and_marks_the_defect(claims):
+    env = environment()
+
+    def page(result: SequencesResult) -> str:
+        return env.get_template("sections/sequences.html.j2").render(
+            result=result,
+            figures={},
+            run=None,
+            title="Fidelity: sequences",
+            findings=[],
+            worse=judge(SECTION),
+        )
+
+    early, honest = page(claims["early"]), page(claims["honest"])
+    assert 'policies row\'s <span class="name">start</span>' in early
+    assert '<span class="bad">' in early and '<span class="bad">' not in honest
+    method = env.get_template("sections/sequences_methodology.html.j2").render(result=None, results=None)
+    assert "3 · √" in method and "before the parent" in method
