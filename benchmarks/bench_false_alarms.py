@@ -207,7 +207,7 @@ def attack_results(ctx: EvaluationContext, settings: ReportSettings) -> ReportRe
         reportgen_version="bench",
         created_at="2025-01-01T00:00:00+00:00",
         seed=settings.seed,
-        settings=settings.to_dict(),
+        settings=ctx.settings.to_dict(),
         versions={},
         has_holdout=True,
     )

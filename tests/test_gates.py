@@ -113,18 +113,17 @@ def test_the_attack_bars_are_maxima_on_their_own_scales():
 
 
 def test_an_attack_above_its_bar_fails_the_release_and_page_1_says_so():
-    from reportgen.catalogue import sections
+    from reportgen.catalogue import report_settings, sections
     from reportgen.headlines import headlines
     from reportgen.metrics.membership import compute_membership_section
     from reportgen.preparation import prepare_context
     from reportgen.render.document import render_html
     from reportgen.results import ReportResults, RunInfo
-    from reportgen.settings import ReportSettings
 
     rng = np.random.default_rng(1)
     train, test = table(400, rng), table(400, rng)
     leaky = pd.concat([train.iloc[:200], table(200, rng)], ignore_index=True)
-    settings = ReportSettings()
+    settings = report_settings()
     result = compute_membership_section(prepare_context(train, test, leaky, settings))
     run = RunInfo(
         title="t",

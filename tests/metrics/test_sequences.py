@@ -419,5 +419,7 @@ def test_the_page_shows_the_shares_before_the_parent_and_marks_the_defect(claims
     early, honest = page(claims["early"]), page(claims["honest"])
     assert 'policies row\'s <span class="name">start</span>' in early
     assert '<span class="bad">' in early and '<span class="bad">' not in honest
-    method = env.get_template("sections/sequences_methodology.html.j2").render(result=None, results=None)
+    method = env.get_template("sections/sequences_methodology.html.j2").render(
+        result=None, results=None, numbers=appendix_numbers(env, sections())
+    )
     assert "3 · √" in method and "before the parent" in method
