@@ -17,7 +17,8 @@ from typing import Any
 import reportgen.metrics.builtin  # noqa: F401  (registers the built-in sections)
 from reportgen.errors import InvalidParameterError, ReportgenError
 from reportgen.metrics.registry import Section, registered
-from reportgen.results import SectionResult, set_result_types
+from reportgen.render.notebook import page_one_html
+from reportgen.results import SectionResult, set_headline_order, set_page_one_renderer, set_result_types
 from reportgen.settings import ReportSettings, Setting
 
 SHARED_SETTINGS = frozenset(f.name for f in fields(ReportSettings)) - {"sections"}
@@ -42,6 +43,11 @@ def result_type_of(name: str) -> type[SectionResult]:
         if section.name == name:
             return section.result_type
     return SectionResult
+
+
+def headline_order() -> list[str]:
+    """Every declared headline's name in page order: each section's, in registry order."""
+    return [spec.name for section in sections() for spec in section.headlines]
 
 
 def section_settings() -> dict[str, Setting]:
@@ -95,3 +101,5 @@ def report_settings(
 
 
 set_result_types(result_type_of)
+set_headline_order(headline_order)
+set_page_one_renderer(page_one_html)  # a ReportResults in a notebook cell shows page 1

@@ -14,12 +14,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from reportgen.errors import ReportgenError
 from reportgen.fingerprint_model import ENGINE_FORMAT, FORMAT, TableFingerprint
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Severity = Literal["info", "warning", "error"]
 SectionStatus = Literal["ok", "not_computed", "not_applicable"]
@@ -45,6 +48,32 @@ def set_result_types(resolver: Callable[[str], type[SectionResult]]) -> None:
     """Tell JSON reading which result class each section name has (the section registry does this)."""
     global _result_type_of
     _result_type_of = resolver
+
+
+def _no_order() -> list[str]:
+    """The page order before the registry is imported: none (headlines keep the order they come in)."""
+    return []
+
+
+_headline_order: Callable[[], list[str]] = _no_order
+
+
+def set_headline_order(order: Callable[[], list[str]]) -> None:
+    """Tell JSON reading the headlines' page order, which sorted JSON keys lose (the registry does this)."""
+    global _headline_order
+    _headline_order = order
+
+
+# Page 1 as HTML for a notebook cell. Rendering sits above this module, so it hands its page-1
+# renderer over (``reportgen.catalogue`` does, beside the result types); until then a notebook
+# shows the text repr.
+_page_one_html: Callable[[ReportResults], str] | None = None
+
+
+def set_page_one_renderer(renderer: Callable[[ReportResults], str]) -> None:
+    """Tell ``ReportResults._repr_html_`` how to draw page 1 (the section registry does this)."""
+    global _page_one_html
+    _page_one_html = renderer
 
 
 class Finding(BaseModel):
@@ -304,6 +333,13 @@ class ReportResults(BaseModel):
 
         return {name: typed(name, item) for name, item in value.items()}
 
+    @field_validator("headlines", mode="after")
+    @classmethod
+    def _in_page_order(cls, value: dict[str, Headline]) -> dict[str, Headline]:
+        """Headlines in page order (as declared), a headline no section declares last, in the order given."""
+        rank = {name: i for i, name in enumerate(_headline_order())}
+        return dict(sorted(value.items(), key=lambda item: rank.get(item[0], len(rank))))
+
     def computed(self, name: str) -> SectionResult | None:
         """The result of section ``name``, or None when it is absent or was not computed."""
         result = self.sections.get(name)
@@ -312,6 +348,25 @@ class ReportResults(BaseModel):
     def tables_with_training_holdout(self) -> set[str]:
         """Tables whose holdout rows are their training rows (a lookup table copied by a split)."""
         return {f.table for f in self.findings if f.code == "holdout_equals_training" and f.table}
+
+    def _repr_html_(self) -> str | None:
+        """Page 1 (verdicts, headlines with references and bars, findings count) for a notebook cell.
+
+        None where no renderer is registered, so the notebook falls back to the text repr.
+        """
+        return None if _page_one_html is None else _page_one_html(self)
+
+    def headlines_frame(self) -> pd.DataFrame:
+        """Page 1's headlines as a DataFrame, one row per measure in page order, exactly as printed.
+
+        Every field of ``Headline`` is a column (``interval`` as ``interval_low`` and
+        ``interval_high``), the identifying and judging ones first.
+        """
+        import pandas as pd  # only here: reading results needs no pandas
+
+        rows = [_headline_row(h) for h in self.headlines.values()]
+        columns = list(_headline_row(None))
+        return pd.DataFrame(rows, columns=columns)
 
     def to_json(self) -> str:
         """The results as JSON text (stable key order, so equal results give equal text)."""
@@ -329,3 +384,25 @@ class ReportResults(BaseModel):
         in any process (a section no longer installed is read as a plain ``SectionResult``).
         """
         return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+
+_FRAME_FIRST = (
+    "name",
+    "label",
+    "concern",
+    "value",
+    "reference",
+    "unit",
+    "higher_is_better",
+    "worse",
+    "bar",
+    "bar_status",
+)
+
+
+def _headline_row(headline: Headline | None) -> dict[str, Any]:
+    """One headline as a frame row; ``None`` gives the columns (with no values) for an empty frame."""
+    fields = headline.model_dump() if headline is not None else dict.fromkeys(Headline.model_fields)
+    interval = fields.pop("interval")
+    fields["interval_low"], fields["interval_high"] = interval if interval is not None else (None, None)
+    return {**{name: fields.pop(name) for name in _FRAME_FIRST}, **fields}
