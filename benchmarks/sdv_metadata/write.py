@@ -17,8 +17,14 @@ from typing import Any
 
 DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 HERE = Path(__file__).resolve().parent
-PII = {"email": "email", "phone": "phone_number", "fax": "phone_number", "address": "address",
-       "firstname": "first_name", "lastname": "last_name"}
+PII = {
+    "email": "email",
+    "phone": "phone_number",
+    "fax": "phone_number",
+    "address": "address",
+    "firstname": "first_name",
+    "lastname": "last_name",
+}
 
 
 def sdtype(column: str, kind: str) -> dict[str, Any]:
@@ -47,12 +53,14 @@ def sdv_form(neutral: dict[str, Any], tables: list[str]) -> dict[str, Any]:
     for rel in neutral["relationships"]:
         if rel["child_table"] in tables and rel["parent_table"] in tables:
             child, parent = rel["child_key"], rel["parent_key"]
-            out["relationships"].append({
-                "parent_table_name": rel["parent_table"],
-                "child_table_name": rel["child_table"],
-                "parent_primary_key": parent[0] if len(parent) == 1 else parent,
-                "child_foreign_key": child[0] if len(child) == 1 else child,
-            })
+            out["relationships"].append(
+                {
+                    "parent_table_name": rel["parent_table"],
+                    "child_table_name": rel["child_table"],
+                    "parent_primary_key": parent[0] if len(parent) == 1 else parent,
+                    "child_foreign_key": child[0] if len(child) == 1 else child,
+                }
+            )
     return out
 
 

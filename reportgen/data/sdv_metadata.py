@@ -51,11 +51,47 @@ _SDTYPES = {
 }
 # SDV's documented PII sdtypes (and 'unknown'): text, never compared, and nothing to note
 _PII = frozenset(
-    "unknown address street_address secondary_address city state state_abbr postcode country_code "
-    "country administrative_unit email free_email company_email name first_name last_name "
-    "phone_number msisdn ssn ipv4_address ipv6_address ip_address mac_address user_agent_string "
-    "url domain_name license_plate vin iban swift11 swift8 credit_card_number latitude longitude "
-    "job company date_of_birth text".split()
+    [
+        "unknown",
+        "address",
+        "street_address",
+        "secondary_address",
+        "city",
+        "state",
+        "state_abbr",
+        "postcode",
+        "country_code",
+        "country",
+        "administrative_unit",
+        "email",
+        "free_email",
+        "company_email",
+        "name",
+        "first_name",
+        "last_name",
+        "phone_number",
+        "msisdn",
+        "ssn",
+        "ipv4_address",
+        "ipv6_address",
+        "ip_address",
+        "mac_address",
+        "user_agent_string",
+        "url",
+        "domain_name",
+        "license_plate",
+        "vin",
+        "iban",
+        "swift11",
+        "swift8",
+        "credit_card_number",
+        "latitude",
+        "longitude",
+        "job",
+        "company",
+        "date_of_birth",
+        "text",
+    ]
 )
 _ISO_FORMATS = frozenset(("%Y-%m-%d", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S.%f"))
 _RELATIONSHIP_KEYS = ("parent_table_name", "parent_primary_key", "child_table_name", "child_foreign_key")
@@ -113,9 +149,7 @@ def _table(table: Any, name: str, notes: list[SchemaNote]) -> dict[str, Any]:
     where = f"SDV table {name!r}"
     if not isinstance(table, Mapping) or not isinstance(table.get("columns"), Mapping):
         raise SchemaError(f"{where}: a table needs a 'columns' mapping of column names to {{sdtype: ...}}.")
-    columns = {
-        str(c): _kind(spec, name, str(c), notes) for c, spec in table["columns"].items()
-    }
+    columns = {str(c): _kind(spec, name, str(c), notes) for c, spec in table["columns"].items()}
     for entry in ("column_relationships", "alternate_keys"):
         if table.get(entry):
             notes.append((name, None, f"SDV's {entry!r} has no counterpart in reportgen's schema; not used."))
@@ -137,12 +171,18 @@ def _kind(spec: Any, table: str, column: str, notes: list[SchemaNote]) -> str:
     if sdtype == "id":
         return "id"
     if sdtype not in _SDTYPES and sdtype not in _PII:
-        notes.append((table, column, f"SDV sdtype {sdtype!r} is not one reportgen knows; read as text, not compared."))
+        notes.append(
+            (table, column, f"SDV sdtype {sdtype!r} is not one reportgen knows; read as text, not compared.")
+        )
     form = spec.get("datetime_format")
     if sdtype == "datetime" and form is not None and str(form) not in _ISO_FORMATS:
         notes.append(
-            (table, column, f"SDV datetime_format {str(form)!r} is not carried over: reportgen reads ISO 8601 "
-             "dates and infers the kind of values in other formats.")
+            (
+                table,
+                column,
+                f"SDV datetime_format {str(form)!r} is not carried over: reportgen reads ISO 8601 "
+                "dates and infers the kind of values in other formats.",
+            )
         )
     kind = _SDTYPES.get(sdtype, "text")
     representation = str(spec.get("computer_representation", "")).lower()
@@ -167,7 +207,7 @@ def _add_relationship(tables: dict[str, Any], rel: Any, number: int) -> None:
 
 
 def _add_sequence(out: dict[str, Any], table: Mapping[str, Any], name: str, notes: list[SchemaNote]) -> None:
-    """``sequence_index`` as the table's order, where ``sequence_key`` is one of its foreign keys; else a note."""
+    """``sequence_index`` as the table's order where ``sequence_key`` is a foreign key; else a note."""
     where = f"SDV table {name!r}"
     key, index = table.get("sequence_key"), table.get("sequence_index")
     if key is None:
@@ -178,9 +218,13 @@ def _add_sequence(out: dict[str, Any], table: Mapping[str, Any], name: str, note
         return
     if not any(fk["columns"] == key_columns for fk in out["foreign_keys"]):
         notes.append(
-            (name, None, f"SDV sequence_key {key_columns} is no foreign key of the table; reportgen orders "
-             "rows within a parent row, so the sequence is not measured (add a relationship from this key "
-             "to the parent table).")
+            (
+                name,
+                None,
+                f"SDV sequence_key {key_columns} is no foreign key of the table; reportgen orders "
+                "rows within a parent row, so the sequence is not measured (add a relationship from this key "
+                "to the parent table).",
+            )
         )
         return
     out["order_by"] = _names(index, f"{where}, 'sequence_index'")
