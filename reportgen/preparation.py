@@ -70,7 +70,9 @@ def prepare_context(
     or its plain data (reportgen's layout, the neutral ``metadata.json`` or SDV's ``to_dict()``).
     """
     settings = report_settings(settings)
-    schema = Schema.from_dict(schema) if isinstance(schema, Mapping) else resolve_schema(schema)[0]
+    if isinstance(schema, Mapping) and not isinstance(schema, Schema):  # plain data (a Schema is a Mapping)
+        schema = Schema.from_dict(schema)
+    schema = resolve_schema(schema)[0]
     in_place = None
     if any(_reads_in_place(d) for d in (data_train, data_test, data_synth)):
         (data_train, data_test, data_synth), in_place = _sampled_in_place(
