@@ -132,6 +132,11 @@ def test_single_table_metadata_describes_a_lone_file_and_a_folder_s_only_file(tm
     for data in (load(tmp_path), load(tmp_path / "people.csv", tmp_path / "metadata.json")):
         assert list(data) == ["table"] and data.schema["table"].primary_key == ("rid",)
         assert data.schema["table"].kinds["age"] is ColumnKind.INTEGER
+    one = {"METADATA_SPEC_VERSION": "V1", "tables": {"persons": spec}, "relationships": []}
+    (tmp_path / "metadata.json").write_text(json.dumps(one))  # the multi-table form with one table
+    assert (
+        list(load(tmp_path)) == list(load(tmp_path / "people.csv", tmp_path / "metadata.json")) == ["persons"]
+    )
 
 
 def test_a_report_lists_what_sdv_metadata_could_not_hold_as_warnings(tmp_path):
