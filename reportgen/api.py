@@ -51,7 +51,7 @@ def report(
     data_synth: DataInput,
     path: str | Path,
     *,
-    schema: Schema | None = None,
+    schema: Schema | str | Path | Mapping[str, Any] | None = None,
     n_max_train: int = 50_000,
     n_max_test: int = 50_000,
     n_max_synth: int = 50_000,
@@ -79,7 +79,8 @@ def report(
     parent and the similarity matrix count every row in the engine (DuckDB for files), and the
     other sections read a seeded sample of at most ``n_max_*`` rows per table drawn there
     (``results`` records which numbers are on all rows: the ``basis`` fields).
-    The training data's schema (``schema``, or the one it carries) applies to all three.
+    The training data's schema (``schema``, or the one it carries) applies to all three; it is a
+    ``Schema``, a schema file, or its plain data (SDV's ``Metadata.to_dict()`` included).
     ``targets`` maps a table to the column the utility section predicts (``{"table": "income"}``
     for one DataFrame), over any target in the schema.
     ``section_settings`` are the settings each section declares, by name, with their defaults and

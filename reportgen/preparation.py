@@ -21,6 +21,7 @@ from reportgen.context import NEAR_UNIQUE, EvaluationContext
 from reportgen.data import sources
 from reportgen.data.engines import Source
 from reportgen.data.in_place import InPlace, read_in_place
+from reportgen.data.io import SchemaSource, resolve_schema
 from reportgen.data.reconcile import read_training, reconcile_roles
 from reportgen.data.relational import RelationalData, as_relational
 from reportgen.data.roles import SYNTH, TEST, TRAIN
@@ -53,7 +54,7 @@ def prepare_context(
     data_synth: DataInput,
     settings: ReportSettings,
     *,
-    schema: Schema | None = None,
+    schema: SchemaSource | Mapping[str, Any] = None,
     missing_elsewhere: Mapping[str, Collection[str]] | None = None,
     keep_order: Collection[str] = (),
 ) -> EvaluationContext:
@@ -65,9 +66,13 @@ def prepare_context(
     Inputs read in place (sources, paths, URLs) are sampled in their engine first; the context
     then holds the samples as its data and the sources for the all-row counts (``in_place``).
     ``missing_elsewhere`` is ``EvaluationContext.missing_elsewhere``. Section settings missing
-    from ``settings`` take their declared defaults.
+    from ``settings`` take their declared defaults. ``schema`` is a ``Schema``, a schema file,
+    or its plain data (reportgen's layout, the neutral ``metadata.json`` or SDV's ``to_dict()``).
     """
     settings = report_settings(settings)
+    if isinstance(schema, Mapping) and not isinstance(schema, Schema):  # plain data (a Schema is a Mapping)
+        schema = Schema.from_dict(schema)
+    schema = resolve_schema(schema)[0]
     in_place = None
     if any(_reads_in_place(d) for d in (data_train, data_test, data_synth)):
         (data_train, data_test, data_synth), in_place = _sampled_in_place(
@@ -168,6 +173,7 @@ def _prepared(
     """
     assert not _reads_in_place(data_train)
     train, findings = read_training(as_relational(data_train, schema, max_categories=settings.max_categories))
+    findings = schema_note_findings(train.schema) + findings
     settings = replace(settings, targets=resolve_targets(train.schema, settings.targets) or None)
     check_not_empty(train, TRAIN)
     missing = missing_synthetic_tables(train, data_synth)
@@ -397,4 +403,18 @@ def _shared_table_findings(context: EvaluationContext) -> list[Finding]:
         )
         for name in context.table_names
         if context.holdout_is_training(name)
+    ]
+
+
+def schema_note_findings(schema: Schema) -> list[Finding]:
+    """A warning per thing the schema's source (SDV metadata) said that reportgen's schema cannot hold."""
+    return [
+        Finding(
+            severity="warning",
+            code="schema_not_carried_over",
+            table=table,
+            column=column,
+            message=f"{message} The rest of the metadata was read as given.",
+        )
+        for table, column, message in schema.notes
     ]

@@ -149,7 +149,8 @@ def load_folder(path: PathLike, schema: SchemaSource = None) -> RelationalData:
     ``schema.yml``, ``schema.json`` or ``metadata.json`` is used, and without one every table
     file is a table with inferred kinds and no keys. With a schema, only its tables are loaded
     (other files are ignored); a table's file is the one the schema file names, else
-    ``<table>.<suffix>``.
+    ``<table>.<suffix>``, else, for a one-table schema (such as SDV's single-table metadata), the
+    folder's only table file.
     """
     folder = Path(path)
     if not folder.is_dir():
@@ -171,6 +172,8 @@ def load_folder(path: PathLike, schema: SchemaSource = None) -> RelationalData:
                 else ""
             )
         )
+    if resolved is not None and len(names) == 1 and names[0] not in found and len(found) == 1:
+        found = {names[0]: next(iter(found.values()))}  # a one-table schema describes the only file
     files = {name: _table_file(folder, name, named.get(name), found) for name in names}
     return _finish({name: _read_table_file(file, name) for name, file in files.items()}, resolved)
 

@@ -67,7 +67,9 @@ def read_training(train: RelationalData) -> tuple[RelationalData, list[Finding]]
     for name, columns in changed.items():
         kinds = {c: infer_kind(v, train.max_categories) for c, v in columns.items()}
         tables[name] = tables[name].with_inferred(kinds)
-    cleaned, more = _cleaned(parsed.with_tables(dict(parsed), Schema(tables)), TRAIN)
+    schema = Schema(tables)
+    schema.notes = train.schema.notes
+    cleaned, more = _cleaned(parsed.with_tables(dict(parsed), schema), TRAIN)
     return cleaned, findings + more
 
 

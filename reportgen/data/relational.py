@@ -104,6 +104,7 @@ class RelationalData(Mapping[str, pd.DataFrame]):
             resolved[name] = _resolve_table(name, frame, schema[name], max_categories)
         self._tables = {name: frame.copy(deep=False) for name, frame in tables.items()}
         self.schema = Schema(resolved)
+        self.schema.notes = schema.notes
         self.max_categories = max_categories
         self.sampling: dict[str, TableSample] | None = None
         self.split_plan: SplitPlan | None = None

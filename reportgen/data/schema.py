@@ -45,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from reportgen.data.sdv_metadata import from_sdv_metadata, is_sdv_metadata
+from reportgen.data.sdv_metadata import SchemaNote, from_sdv_metadata, is_sdv_metadata
 from reportgen.errors import SchemaError
 
 
@@ -481,6 +481,7 @@ class Schema(Mapping[str, Table]):
 
     def __init__(self, tables: Mapping[str, Table] | None = None, /, **more: Table):
         self._tables: dict[str, Table] = {**(tables or {}), **more}
+        self.notes: tuple[SchemaNote, ...] = ()  # what a foreign schema said that this one cannot hold
         for name, table in self._tables.items():
             if not isinstance(table, Table):
                 raise SchemaError(f"Table {name!r}: expected a reportgen.Table, got {type(table).__name__}.")
@@ -652,20 +653,24 @@ class Schema(Mapping[str, Table]):
         "foreign_keys": [{"column", "parent"}], "columns": {name: kind}}}}``) and the neutral
         ``metadata.json`` layout of the shared datasets (tables with ``primary_key`` and
         ``columns``, plus a top-level ``relationships`` list); SDV's metadata is read too
-        (``reportgen.data.sdv_metadata``).
+        (``reportgen.data.sdv_metadata``), with what it says that this schema cannot hold as
+        ``notes``, which the report lists among its findings.
         """
+        notes: list[SchemaNote] = []
         if is_sdv_metadata(spec):
-            spec = from_sdv_metadata(spec)
+            spec, notes = from_sdv_metadata(spec)
         if not isinstance(spec, Mapping) or not isinstance(spec.get("tables"), Mapping):
             raise SchemaError("A schema file needs a top-level 'tables' mapping of table names to tables.")
         if "relationships" in spec:
             spec = _from_neutral_metadata(spec)
-        return cls(
+        schema = cls(
             {
                 str(name): Table.from_dict(table, f"Schema table {str(name)!r}")
                 for name, table in spec["tables"].items()
             }
         )
+        schema.notes = tuple(notes)
+        return schema
 
 
 def _names(columns: tuple[str, ...]) -> str:
