@@ -20,11 +20,11 @@ from scipy.sparse.csgraph import connected_components
 
 from reportgen.data.kinds import DEFAULT_MAX_CATEGORIES, canonical_array, infer_kind
 from reportgen.data.links import close_under_keys, link
+from reportgen.data.roles import SINGLE_TABLE_NAME
 from reportgen.data.schema import ColumnKind, Relation, Schema, Table
 from reportgen.errors import DataError, InvalidParameterError, ReportgenError, SchemaError
 from reportgen.params import Interval, NoneValue, Options, check_param
 
-SINGLE_TABLE_NAME = "table"
 HOLDOUT_ADVICE = (
     "Before fitting the generator, keep a random 20-30% of the real data back "
     "(RelationalData.split(0.75, seed=0) keeps each entity's rows together), fit the generator on the "

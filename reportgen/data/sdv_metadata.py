@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from reportgen.data.roles import SINGLE_TABLE_NAME
 from reportgen.errors import SchemaError
 
 SchemaNote = tuple[str, str | None, str]
@@ -122,8 +123,6 @@ def is_sdv_metadata(spec: Any) -> bool:
 
 def from_sdv_metadata(spec: Mapping[str, Any]) -> tuple[dict[str, Any], list[SchemaNote]]:
     """SDV's metadata as reportgen's own schema layout (``Schema.from_dict``), and what it could not hold."""
-    from reportgen.data.relational import SINGLE_TABLE_NAME  # (relational imports the schema)
-
     tables = spec.get("tables")
     if tables is None and isinstance(spec.get("columns"), Mapping):
         tables = {SINGLE_TABLE_NAME: spec}
