@@ -86,13 +86,8 @@ def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256
         for name in ("report.css", "appendix.css")
     )
     html = env.get_template("report.html.j2").render(
-        run=results.run,
-        gates=results.gates,
-        verdicts=results.verdicts,
+        **page_one_context(results),
         comparison=results.comparison,
-        headlines=results.headlines,
-        overview=results.computed("overview"),
-        findings=results.findings,
         not_applicable={
             registered[name].title: r.reason
             for name, r in results.sections.items()
@@ -105,6 +100,18 @@ def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256
         json_sha256=json_sha256,
     )
     return break_opportunities(html)
+
+
+def page_one_context(results: ReportResults) -> dict[str, Any]:
+    """What page 1 (``summary.html.j2``) reads of the results, for the report and a notebook alike."""
+    return {
+        "run": results.run,
+        "gates": results.gates,
+        "verdicts": results.verdicts,
+        "headlines": results.headlines,
+        "overview": results.computed("overview"),
+        "findings": results.findings,
+    }
 
 
 def _contents(results: ReportResults, rendered: list[RenderedSection]) -> list[tuple[str, str]]:

@@ -12,6 +12,7 @@ from importlib.resources import files
 
 from markupsafe import Markup
 
+from reportgen.render.document import page_one_context
 from reportgen.render.environment import environment
 from reportgen.render.formatting import break_opportunities
 from reportgen.results import ReportResults
@@ -31,12 +32,7 @@ def page_one_html(results: ReportResults) -> str:
         .render(
             scope=SCOPE,
             css=Markup(scoped_css(css, f".{SCOPE}") + "\n" + _PAGE),
-            run=results.run,
-            gates=results.gates,
-            verdicts=results.verdicts,
-            headlines=results.headlines,
-            overview=results.computed("overview"),
-            findings=results.findings,
+            **page_one_context(results),
         )
     )
     return break_opportunities(html)
