@@ -443,6 +443,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     from reportgen.candidates import compare_candidates
     from reportgen.config import read_config
     from reportgen.data.io import read_schema
+    from reportgen.data.sources import is_lake_input
     from reportgen.gates import parse_bar
 
     _check_out(args.out)
@@ -450,10 +451,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     settings = _given_settings(args)
     schema = read_schema(args.schema) if args.schema else None
     paths = list(specs.values())
-    args.in_place = in_place(args) or any(
-        in_place(argparse.Namespace(**{**vars(args), "synth": p})) for p in paths
-    )
     args.synth = paths[0]
+    args.in_place = in_place(args) or any(is_lake_input(p) for p in paths)  # read in place: all alike
     train, test, _, tables = _inputs(args, schema)  # the real data, loaded (or opened) once
     candidates = {name: _candidate(args, path, schema) for name, path in specs.items()}
     bars = read_config(args.config).fail_under if args.config else {}
@@ -477,7 +476,7 @@ def _run_compare(args: argparse.Namespace) -> int:
         progress=_progress(args),
         **settings,
     )
-    _announce(Path(args.out))
+    print(f"Comparison written to {args.out} (results: {Path(args.out).with_suffix('.json')})")
     if comparison.recommended is None:
         for candidate in comparison.candidates:
             print(f"reportgen: {candidate.name} cannot be recommended: {candidate.excluded}", file=sys.stderr)

@@ -56,7 +56,11 @@ class Row:
 
 
 def rows(comparison: CandidateComparison) -> tuple[list[Row], bool]:
-    """Every headline across the candidates, and whether any reference differs between candidates."""
+    """Every headline across the candidates, and whether any reference differs between candidates.
+
+    The best number of a row is marked among the candidates that can be recommended only (a copy of
+    the training data is "best" at fidelity, and is not a choice).
+    """
     out, mixed = [], False
     for name in comparison.headline_names():
         found = [c.results.headlines.get(name) for c in comparison.candidates]
@@ -65,16 +69,17 @@ def rows(comparison: CandidateComparison) -> tuple[list[Row], bool]:
         references = {h.reference for h in present if h.reference is not None}
         shared = len(references) <= 1
         mixed |= not shared
-        scores = [badness(h) for h in present]
-        best = min(scores) if len(present) > 1 and len(set(scores)) > 1 else None
+        recommendable = [c.excluded is None for c in comparison.candidates]
+        scores = [badness(h) for h, ok in zip(found, recommendable, strict=True) if h is not None and ok]
+        best = min(scores) if len(scores) > 1 and len(set(scores)) > 1 else None
         cells = [
             Cell(
                 headline=h,
-                best=h is not None and best is not None and badness(h) == best,
+                best=h is not None and ok and best is not None and badness(h) == best,
                 bad=h is not None and (h.worse or h.bar_status in ("fail", "not_evaluated")),
                 own_reference=None if shared or h is None else h.reference,
             )
-            for h in found
+            for h, ok in zip(found, recommendable, strict=True)
         ]
         out.append(
             Row(
