@@ -82,7 +82,7 @@ def compare_candidates(
     suffix = path.suffix.lower()
     output_format(path)
     check_output_path(path)
-    names = _names(candidates)
+    names = _names(candidates, files=reports is not None)
     own = {name: None if reports is None else Path(reports) / f"{name}{suffix}" for name in names}
     for target in own.values():
         if target is not None:
@@ -131,8 +131,11 @@ def compare_candidates(
     return comparison
 
 
-def _names(candidates: Mapping[str, DataInput]) -> list[str]:
-    """The candidates' names, checked: at least one, each a non-empty name usable as a file name."""
+def _names(candidates: Mapping[str, DataInput], *, files: bool) -> list[str]:
+    """The candidates' names, checked: at least one, each a non-empty name.
+
+    ``files``: each names its own report's file too, so it must be usable as a file name.
+    """
     if not candidates:
         raise InvalidParameterError(
             "compare_candidates needs at least one candidate: pass candidates={name: synthetic data, ...}."
@@ -143,7 +146,7 @@ def _names(candidates: Mapping[str, DataInput]) -> list[str]:
                 f"Candidate name {name!r}: a candidate is named by a non-empty str without "
                 "surrounding spaces."
             )
-        if any(c in name for c in '/\\:*?"<>|') or name.startswith("."):
+        if files and (any(c in name for c in '/\\:*?"<>|') or name.startswith(".")):
             raise InvalidParameterError(
                 f"Candidate name {name!r}: names its own report's file, so it cannot hold "
                 "/ \\ : * ? \" < > | or start with a dot. Rename it (letters, digits, '-', '_')."
