@@ -22,11 +22,9 @@ of the worst of the three attacks under random relabellings) plus a margin (``re
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
-from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
+from reportgen.context import DistanceView, EvaluationContext, ViewKind
 from reportgen.data.relational import HOLDOUT_ADVICE
 from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
 from reportgen.privacy.membership import (
@@ -56,7 +54,7 @@ class ViewMembership(BaseModel):
     """The membership attacks on one table or entity view."""
 
     table: str = Field(description="Table name; entity views end with ' (entity)'.")
-    view: Literal["table", "entity"]
+    view: ViewKind
     columns: list[str] = Field(description="Columns of the distance space.")
     stats: MembershipStats
 
@@ -139,7 +137,7 @@ def membership_outcomes(ctx: EvaluationContext) -> dict[str, ViewMembership | st
 
 def _why_not(ctx: EvaluationContext, name: str, view: DistanceView) -> str | None:
     """Why a table or entity view cannot be attacked, or None when it can."""
-    if ctx.holdout_is_training(name.removesuffix(ENTITY_SUFFIX)):
+    if ctx.holdout_is_training(ctx.view_table(name)):
         return SHARED_TABLE
     return skip_reason(view, ctx.settings.mia_max_targets)
 

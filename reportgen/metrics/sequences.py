@@ -54,9 +54,9 @@ from pydantic import BaseModel, Field
 from reportgen.binning import MISSING_LABEL, OTHER_LABEL, ColumnBins, as_numbers, histogram, tvd
 from reportgen.context import EvaluationContext, PreparedTable
 from reportgen.data.kinds import to_canonical
-from reportgen.data.links import link
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind, Relation
+from reportgen.data.sequence_view import SECONDS_PER_DAY, sort_into_sequences
 from reportgen.metrics.registry import MetricNotApplicable, measured_and_skipped
 from reportgen.metrics.similarity import ks_statistic
 from reportgen.results import Basis, SectionResult
@@ -65,7 +65,6 @@ from reportgen.rules import SCORE_MARGIN, SHARE_MARGIN
 MIN_VALUES = 10  # training sequences (or steps) a measure needs
 QUANTILES = tuple(round(q, 2) for q in np.linspace(0.05, 0.95, 19))  # drawn per role; no extremes
 TOP_TRANSITIONS = 8  # transitions drawn, the most frequent real ones
-SECONDS_PER_DAY = 86_400.0
 MARGIN = SCORE_MARGIN / 100  # a measure's least tolerance below its reference (page 1's 10 points)
 Z = 3.0  # a measure's tolerance in spreads of the difference: ~0.1% one-sided per measure
 BOOTSTRAP = 30  # resamples of each side's sequences that give a measure's spread
@@ -392,33 +391,18 @@ def _share_tolerance(found: dict[str, tuple[float, int]]) -> float:
 def ordered_rows(ctx: EvaluationContext, fk: Relation, role: str) -> Ordered:
     """A role's child rows of its sampled parent rows (all of them), sorted into sequences.
 
-    Sorted by sequence, then by the order columns (missing last), then by the primary key, then
-    by the rows' order in the data (a stable sort).
+    The order is ``reportgen.data.sequence_view.sort_into_sequences``'s, the sequence views'.
     """
     data = ctx.with_full_children(role, fk.parent)
-    links = link(data, fk)
-    rows = data[fk.child][links.has_parent].reset_index(drop=True)
-    codes = links.child_codes[links.has_parent]
+    sequences = sort_into_sequences(data, fk, role, show_examples=role == SYNTH)
     table = ctx.train.schema[fk.child]
-    keys = pd.DataFrame(
-        {
-            "sequence": codes,
-            **{f"order {c}": _order_values(rows, c, table.kinds[c], fk.child, role) for c in table.order_by},
-            **{f"key {c}": rows[c] for c in table.primary_key},
-        }
-    )
-    order = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
-    codes = codes[order]
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else codes
-    group = np.cumsum(np.r_[True, codes[1:] != codes[:-1]]) - 1 if len(codes) else codes
-    frame = ctx.table(fk.child).canonical(rows.iloc[order], role)
     dated = table.kinds[table.order_by[0]] is ColumnKind.DATETIME
-    first = as_numbers(keys[f"order {table.order_by[0]}"].iloc[order].iloc[starts]) if dated else None
+    starts = sequences.starts
     return Ordered(
-        group=group,
-        frame=frame.reset_index(drop=True),
-        first=first,
-        parents=_parent_rows(data[fk.parent], links.parent_codes, codes[starts]),
+        group=sequences.group,
+        frame=ctx.table(fk.child).canonical(sequences.rows, role).reset_index(drop=True),
+        first=as_numbers(sequences.order[table.order_by[0]][starts]) if dated else None,
+        parents=_parent_rows(data[fk.parent], sequences.parent_codes, sequences.codes[starts]),
     )
 
 
@@ -427,12 +411,6 @@ def _parent_rows(parent: pd.DataFrame, parent_codes: np.ndarray, codes: np.ndarr
     by_code = np.argsort(parent_codes, kind="stable")
     known, first = np.unique(parent_codes[by_code], return_index=True)
     return parent.iloc[by_code[first[np.searchsorted(known, codes)]]].reset_index(drop=True)
-
-
-def _order_values(rows: pd.DataFrame, column: str, kind: ColumnKind, table: str, role: str) -> pd.Series:
-    """An order column's values in its kind's canonical dtype, so that they sort as its kind does."""
-    where = f"Table {table!r}, order column {column!r} of the {role} data"
-    return to_canonical(rows[column], kind, where, show_examples=role == SYNTH)
 
 
 def _column_measures(
