@@ -79,6 +79,7 @@ class MembershipResult(SectionResult):
     epsilon_lower: WorstCase = Field(description="Largest empirical epsilon lower bound.")
     table_auc: WorstCase | None = Field(default=None, description="Highest AUC over the tables.")
     entity_auc: WorstCase | None = Field(default=None, description="Highest AUC over the entity views.")
+    sequence_auc: WorstCase | None = Field(default=None, description="Highest AUC over the sequence views.")
     skipped: dict[str, str] = Field(default_factory=dict, description="Views not attacked, and why.")
 
 
@@ -89,6 +90,7 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
     measured, skipped = measured_and_skipped(membership_outcomes(ctx))
     tables = [v for v in measured if v.view == "table"]
     entities = [v for v in measured if v.view == "entity"]
+    sequences = [v for v in measured if v.view == "sequence"]
     return MembershipResult(
         section="membership",
         tables=measured,
@@ -97,6 +99,7 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
         epsilon_lower=_worst_epsilon(measured),
         table_auc=_worst_auc(tables) if tables else None,
         entity_auc=_worst_auc(entities) if entities else None,
+        sequence_auc=_worst_auc(sequences) if sequences else None,
         skipped=skipped,
     )
 

@@ -136,7 +136,7 @@ def test_membership_attacks_whole_sequences(contexts):
     assert views["honest"].view == "sequence"
     assert max(a.auc for a in views["copied"].stats.attacks) > 0.6
     assert max(a.auc for a in views["honest"].stats.attacks) < 0.56
-    assert found["copied"].auc.table == VIEW
+    assert found["copied"].auc.table == VIEW and found["copied"].sequence_auc.table == VIEW
 
 
 def test_the_self_test_plants_whole_sequences():
