@@ -22,11 +22,9 @@ of the worst of the three attacks under random relabellings) plus a margin (``re
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
-from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
+from reportgen.context import DistanceView, EvaluationContext, ViewKind
 from reportgen.data.relational import HOLDOUT_ADVICE
 from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
 from reportgen.privacy.membership import (
@@ -56,7 +54,7 @@ class ViewMembership(BaseModel):
     """The membership attacks on one table or entity view."""
 
     table: str = Field(description="Table name; entity views end with ' (entity)'.")
-    view: Literal["table", "entity"]
+    view: ViewKind
     columns: list[str] = Field(description="Columns of the distance space.")
     stats: MembershipStats
 
@@ -81,6 +79,7 @@ class MembershipResult(SectionResult):
     epsilon_lower: WorstCase = Field(description="Largest empirical epsilon lower bound.")
     table_auc: WorstCase | None = Field(default=None, description="Highest AUC over the tables.")
     entity_auc: WorstCase | None = Field(default=None, description="Highest AUC over the entity views.")
+    sequence_auc: WorstCase | None = Field(default=None, description="Highest AUC over the sequence views.")
     skipped: dict[str, str] = Field(default_factory=dict, description="Views not attacked, and why.")
 
 
@@ -91,6 +90,7 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
     measured, skipped = measured_and_skipped(membership_outcomes(ctx))
     tables = [v for v in measured if v.view == "table"]
     entities = [v for v in measured if v.view == "entity"]
+    sequences = [v for v in measured if v.view == "sequence"]
     return MembershipResult(
         section="membership",
         tables=measured,
@@ -99,6 +99,7 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
         epsilon_lower=_worst_epsilon(measured),
         table_auc=_worst_auc(tables) if tables else None,
         entity_auc=_worst_auc(entities) if entities else None,
+        sequence_auc=_worst_auc(sequences) if sequences else None,
         skipped=skipped,
     )
 
@@ -139,7 +140,7 @@ def membership_outcomes(ctx: EvaluationContext) -> dict[str, ViewMembership | st
 
 def _why_not(ctx: EvaluationContext, name: str, view: DistanceView) -> str | None:
     """Why a table or entity view cannot be attacked, or None when it can."""
-    if ctx.holdout_is_training(name.removesuffix(ENTITY_SUFFIX)):
+    if ctx.holdout_is_training(ctx.view_table(name)):
         return SHARED_TABLE
     return skip_reason(view, ctx.settings.mia_max_targets)
 
