@@ -24,6 +24,7 @@ import reportgen as rg
 from reportgen.catalogue import sections
 from reportgen.cli import EXIT_NOT_VERIFIED, EXIT_OK, main
 from reportgen.intoto import PREDICATE_TYPE, STATEMENT_TYPE, statement_problems
+from reportgen.record import predicate_of
 from reportgen.render.document import write_report
 
 pytestmark = pytest.mark.xdist_group("record")
@@ -102,8 +103,6 @@ def test_the_predicate_is_the_run_record_with_bars_and_verdicts_as_the_json_hold
 
 
 def test_a_decision_in_the_results_is_carried_into_the_statement_whatever_its_fields(made):
-    from reportgen.record import predicate_of
-
     results = json.loads((made / "r.json").read_text())
     decided = {"approver": "A. Person", "role": "Data steward", "decision": "approve"}
     assert predicate_of({**results, "decision": decided})["decision"] == decided
@@ -116,6 +115,37 @@ def test_the_html_report_is_named_by_the_statement_beside_it(made):
     assert subjects["r.html"]["digest"]["sha256"] == sha256(folder / "r.html")
     assert subjects["r.html"]["mediaType"] == "text/html"
     assert rg.verify_statement(folder / "r.intoto.json").passed
+
+
+def test_a_failure_writing_the_statement_leaves_the_previous_three_files(made, tmp_path, monkeypatch):
+    import errno
+
+    import reportgen.outputs as outputs
+
+    for name in ("r.html", "r.json", "r.intoto.json"):
+        shutil.copy(made / "html" / name, tmp_path / name)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    real, calls = outputs._write_synced, []
+
+    def full(path: Path, content: bytes) -> None:
+        calls.append(path)
+        if path.name.startswith(".r.intoto.json."):  # the third file: the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, content)
+
+    monkeypatch.setattr(outputs, "_write_synced", full)
+    json_text = (tmp_path / "r.json").read_text().replace('"title": "', '"title": "NEW RUN ')
+    with pytest.raises(rg.RenderError, match="its statement: .*No space left"):
+        outputs.write_pair(
+            tmp_path / "r.html", b"<html>new</html>", json_text, predicate_of(json.loads(json_text))
+        )
+    assert len(calls) == 3 and {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_a_folder_where_the_statement_goes_is_refused_before_any_work(inputs, tmp_path):
+    (tmp_path / "r.intoto.json").mkdir()
+    with pytest.raises(rg.RenderError, match="statement of the report .* is a folder"):
+        rg.report(*inputs, tmp_path / "r.pdf")
 
 
 # -- verify -----------------------------------------------------------------------------------------
@@ -185,7 +215,7 @@ def test_the_command_line_verifies_and_exits_non_zero_on_a_tampered_input(
     made, copy, inputs, tmp_path, capsys
 ):
     files = {role: tmp_path / role / "table.csv" for role in ("train", "test", "synth")}  # table "table"
-    for (role, file), frame in zip(files.items(), inputs, strict=True):
+    for file, frame in zip(files.values(), inputs, strict=True):
         file.parent.mkdir()
         frame.to_csv(file, index=False)
     given = [f"--{role}={file}" for role, file in files.items()]
