@@ -36,6 +36,7 @@ from reportgen.settings import ReportSettings
 ROLE_ORDER = (TRAIN, TEST, SYNTH)  # report()'s
 CheckStatus = Literal["match", "mismatch", "missing", "not_checked"]
 _LABELS = {"match": "match", "mismatch": "MISMATCH", "missing": "MISSING", "not_checked": "not checked"}
+_NAMES = " (a table is named by its file, a single DataFrame's table is 'table')"
 # The recorded settings that decide which rows and kinds are fingerprinted (the rest only change numbers).
 _READING_SETTINGS = ("seed", "n_max_train", "n_max_test", "n_max_synth", "max_categories", "targets")
 
@@ -210,9 +211,10 @@ def _input_check(
     item = f"input {role}/{table}"
     if found is None:
         recorded_sha = recorded.sha256 if recorded else None
-        return Check(item, "missing", recorded_sha, note="recorded, but not in the data given")
+        return Check(item, "missing", recorded_sha, note=f"recorded, but not in the data given{_NAMES}")
     if recorded is None:
-        return Check(item, "mismatch", None, found.sha256, note="in the data given, but not in the record")
+        note = f"in the data given, but not in the record{_NAMES}"
+        return Check(item, "mismatch", None, found.sha256, note=note)
     if found == recorded:
         return Check(item, "match", recorded.sha256, found.sha256, note=_described(found))
     differences = [
