@@ -62,7 +62,7 @@ def test_a_failing_render_leaves_no_partial_file(people, tmp_path, monkeypatch):
     target = tmp_path / "r.pdf"
     target.write_bytes(b"previous report")
 
-    def broken(html):
+    def broken(html, attachments=()):
         raise RuntimeError("renderer crashed")
 
     monkeypatch.setattr(document, "html_to_pdf", broken)
@@ -159,6 +159,7 @@ def test_public_names_are_exactly_these():
         "SplitWarning",
         "SchemaError",
         "Table",
+        "Verification",
         "__version__",
         "audit",
         "compute_membership",
@@ -166,6 +167,7 @@ def test_public_names_are_exactly_these():
         "compute_privacy_stats",
         "report",
         "sources",
+        "verify_statement",
     }
 
 
