@@ -95,6 +95,7 @@ def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256
         },
         sections=rendered,
         contents=_contents(results, rendered),
+        decision=results.decision,
         **appendix_context(env, results, pages, numbers),
         css=Markup(css),
         json_sha256=json_sha256,
@@ -120,8 +121,10 @@ def _contents(results: ReportResults, rendered: list[RenderedSection]) -> list[t
         *([("comparison", "Compared with the previous release")] if results.comparison else []),
         ("findings", "Findings"),
         *((f"sec-{s.name}", s.title) for s in rendered),
+        ("decision", "Decision on this release"),
         ("run", "How this report was produced"),
         ("methodology", "Methodology"),
+        ("m-standards", "Standards and guidance: what the numbers speak to"),
         ("glossary", "Glossary"),
     ]
 
@@ -144,7 +147,21 @@ def appendix_context(
         "numbers": numbers,
         "methodologies": [_methodology(env, s, results, numbers) for s in pages if s.methodology],
         "bar_specs": [h for s in pages for h in s.headlines if h.bar],
+        "standards": results.standards,
+        "shared_gaps": shared_gaps(results),
     }
+
+
+SHARED_GAP = 3  # a gap of at least this many criteria is printed once, lettered, on the standards page
+
+
+def shared_gaps(results: ReportResults) -> dict[str, str]:
+    """The gaps (what numbers do not cover) that several criteria share, each once, in first-seen order."""
+    seen: dict[str, list[str]] = {}
+    for criterion in results.standards:
+        for key, text in criterion.not_covered.items():
+            seen.setdefault(key, []).append(text)
+    return {key: texts[0] for key, texts in seen.items() if len(texts) >= SHARED_GAP}
 
 
 def render_back_matter(template: str, results: ReportResults, pages: Sequence[Section]) -> str:
