@@ -164,7 +164,9 @@ def _parser(*, with_settings: bool = True) -> argparse.ArgumentParser:
     )
     rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
     rep.add_argument(
-        "--config", metavar="FILE", help="release configuration (YAML or JSON) with fail_under bars"
+        "--config",
+        metavar="FILE",
+        help="release configuration (YAML or JSON): fail_under bars, and the approver's decision",
     )
     _add_quiet(rep)
     rep.set_defaults(run=_run_report)
@@ -359,7 +361,8 @@ def _run_report(args: argparse.Namespace) -> int:
     settings = _given_settings(args)
     schema = read_schema(args.schema) if args.schema else None
     train, test, synth, tables = _inputs(args, schema)
-    bars = read_config(args.config).fail_under if args.config else {}
+    config = read_config(args.config) if args.config else None
+    bars = dict(config.fail_under) if config else {}
     bars |= dict(parse_bar(text) for text in args.fail_under)
     results = report(
         train,
@@ -367,6 +370,7 @@ def _run_report(args: argparse.Namespace) -> int:
         synth,
         args.out,
         fail_under=bars,
+        decision=config.decision if config else None,
         previous=args.previous,
         junit=args.junit,
         allow_not_evaluated=args.allow_not_evaluated,

@@ -10,6 +10,9 @@ The methodology appendix is numbered here, before anything is rendered: its gene
 ``appendix.html.j2``), then each registered section's parts (its ``methodology`` template), in
 registry order, so a plugin's methodology is numbered like a built-in's. Every template links to a
 part by its anchor (``xref`` in ``methodology_macros.html.j2``), never by a number.
+
+The body ends with the decision block (``decision.html.j2``): the approver's decision where the
+results hold one, a blank form to complete otherwise.
 """
 
 from __future__ import annotations
@@ -98,6 +101,7 @@ def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256
         },
         sections=rendered,
         contents=_contents(results, rendered),
+        decision=results.decision,
         **appendix_context(env, results, pages, numbers),
         css=Markup(css),
         json_sha256=json_sha256,
@@ -123,8 +127,10 @@ def _contents(results: ReportResults, rendered: list[RenderedSection]) -> list[t
         *([("comparison", "Compared with the previous release")] if results.comparison else []),
         ("findings", "Findings"),
         *((f"sec-{s.name}", s.title) for s in rendered),
+        ("decision", "Decision on this release"),
         ("run", "How this report was produced"),
         ("methodology", "Methodology"),
+        ("m-standards", "Standards and guidance: what the numbers speak to"),
         ("glossary", "Glossary"),
     ]
 
@@ -141,13 +147,35 @@ def appendix_context(
     """What the appendix and the glossary are rendered with, besides ``run``.
 
     Every registered section's methodology (described whether or not it applies to these inputs,
-    as the appendix says), the part numbers their links read, and the release bars on offer.
+    as the appendix says), the part numbers their links read, the release bars on offer, and the
+    standards page's rows (``results.standards``) with the gaps they share, printed once.
     """
     return {
         "numbers": numbers,
         "methodologies": [_methodology(env, s, results, numbers) for s in pages if s.methodology],
         "bar_specs": [h for s in pages for h in s.headlines if h.bar],
+        "standards": results.standards,
+        "shared_gaps": shared_gaps(results),
+        "missing_reasons": missing_reasons(results),
     }
+
+
+SHARED_GAP = 3  # a gap of at least this many criteria is printed once, lettered, on the standards page
+
+
+def shared_gaps(results: ReportResults) -> dict[str, str]:
+    """The gaps (what numbers do not cover) that several criteria share, each once, in first-seen order."""
+    seen: dict[str, list[str]] = {}
+    for criterion in results.standards:
+        for key, text in criterion.not_covered.items():
+            seen.setdefault(key, []).append(text)
+    return {key: texts[0] for key, texts in seen.items() if len(texts) >= SHARED_GAP}
+
+
+def missing_reasons(results: ReportResults) -> list[str]:
+    """Why numbers of the standards page were not computed: each reason once, in first-seen order."""
+    reasons = (e.reason for c in results.standards for e in c.evidence if e.status == "not_computed")
+    return list(dict.fromkeys(r for r in reasons if r))
 
 
 def render_back_matter(template: str, results: ReportResults, pages: Sequence[Section]) -> str:
