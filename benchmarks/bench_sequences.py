@@ -13,7 +13,9 @@
 
 Per case: the whole report (PDF) with its wall time, then the section alone on the prepared context
 (compute, then its figures), its numbers, and the page of the PDF that holds the section, rendered
-to PNG at 60 dpi beside the PDF (``pdftoppm``).
+to PNG at 60 dpi beside the PDF (``pdftoppm``); then what the sequence views cost the privacy
+sections (``sequence_views_alone``: building each view, its distance checks and its membership
+attacks), with each view's exact-copy share and highest attack AUC.
 
 Run: python benchmarks/bench_sequences.py OUT_FOLDER [lahman] [chinook] [chinook-honest]
 (lahman: about 10 minutes on 2 shared cores, chinook: about 1 each)
@@ -30,7 +32,10 @@ import numpy as np
 from bench_lahman import LAHMAN, MODELLED, train_and_holdout
 
 from reportgen import RelationalData, Schema, Table, report
+from reportgen.context import EntityView
 from reportgen.data.io import load_folder
+from reportgen.metrics.membership import _view_membership  # per view, as the section runs it
+from reportgen.metrics.privacy import _view_privacy
 from reportgen.metrics.sequences import SequencesResult, compute_sequences
 from reportgen.preparation import prepare_context
 from reportgen.render.sequence_figures import furthest_measures
@@ -78,6 +83,43 @@ def section_alone(train, holdout, synth) -> tuple[SequencesResult, float, float]
     for table in result.tables:
         furthest_measures(table)
     return result, computed, time.perf_counter() - start - computed
+
+
+def sequence_views_alone(train, holdout, synth) -> None:
+    """Print what the sequence views add to the privacy sections: seconds per view and what they find.
+
+    Per sequence view: building it (``EntityView.of_sequences``: the summaries and their distance
+    space), its distance checks (``_view_privacy``) and its membership attacks
+    (``_view_membership``), the per-view steps the sections run on every view.
+    """
+    context = prepare_context(train, holdout, synth, ReportSettings())
+    views = context.distance_views()  # the tables' preparation, shared with every other view
+    for child in context.table_names:
+        for fk in context.train.schema.sequences(child):
+            start = time.perf_counter()
+            EntityView.of_sequences(context, fk)
+            built = time.perf_counter() - start
+            name = next(
+                n for n, v in views.items() if v.view == "sequence" and context.view_table(n) == child
+            )
+            start = time.perf_counter()
+            privacy = _view_privacy(context, name, views[name])
+            measured = time.perf_counter() - start
+            start = time.perf_counter()
+            attacked = _view_membership(context, name, views[name], bounds=3)
+            attack = time.perf_counter() - start
+            print(
+                f"   {name}: built {built:.1f} s, distances {measured:.1f} s, attacks {attack:.1f} s; "
+                f"{_found(privacy)}, {_found(attacked)}"
+            )
+
+
+def _found(outcome) -> str:
+    if isinstance(outcome, str):
+        return f"not measured ({outcome})"
+    if hasattr(outcome, "distances"):
+        return f"exact copies {outcome.distances.exact_copies:.3f}"
+    return f"highest AUC {max(a.auc for a in outcome.stats.attacks):.3f}"
 
 
 def sequences_page(pdf: Path) -> int:
@@ -128,6 +170,7 @@ def main(out: Path, cases: list[str]) -> None:
             if table.skipped:
                 print(f"      not measured: {table.skipped}")
         print(f"   sequences page: {page} (PNG at 60 dpi: {name}-sequences-*.png)")
+        sequence_views_alone(train, holdout, synth)
 
 
 if __name__ == "__main__":

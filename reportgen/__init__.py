@@ -36,6 +36,8 @@ _LAZY = {
     "compute_membership": "reportgen.standalone",
     "compute_privacy_stats": "reportgen.standalone",
     "compute_privacy_risks": "reportgen.standalone",
+    "verify_statement": "reportgen.verification",
+    "Verification": "reportgen.verification",
 }
 _LAZY_MODULES = {"sources": "reportgen.data.sources"}
 # Modules a name needs imported before it is handed out. JSON results name each section; the section
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
     from reportgen.results import Finding, ReportResults
     from reportgen.settings import ReportColumns
     from reportgen.standalone import compute_membership, compute_privacy_risks, compute_privacy_stats
+    from reportgen.verification import Verification, verify_statement
 
 
 def __getattr__(name: str):
@@ -97,6 +100,7 @@ __all__ = [
     "SchemaError",
     "SplitWarning",
     "Table",
+    "Verification",
     "__version__",
     "audit",
     "compare_candidates",
@@ -105,4 +109,5 @@ __all__ = [
     "compute_privacy_stats",
     "report",
     "sources",
+    "verify_statement",
 ]

@@ -11,13 +11,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from reportgen.approval_model import Decision, decision_from
 from reportgen.catalogue import report_settings, sections
 from reportgen.comparison import compare, load_previous
 from reportgen.context import EvaluationContext
 from reportgen.data.relational import SINGLE_TABLE_NAME
 from reportgen.data.schema import Schema
 from reportgen.evaluation import Progress, evaluate
-from reportgen.gates import bars_in_force, evaluate_gates, mark_bars
+from reportgen.gates import bars_in_force, evaluate_gates, mark_bars, setting_bars
 from reportgen.junit import write_junit
 from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
@@ -26,6 +27,7 @@ from reportgen.real_side import RealSide
 from reportgen.render.document import output_format, write_report
 from reportgen.results import ReportResults
 from reportgen.settings import ReportColumns, ReportSettings
+from reportgen.standards import standards
 from reportgen.verdict import verdicts
 
 REPORT_PARAMETERS: dict[str, list[Any]] = {
@@ -42,6 +44,7 @@ REPORT_PARAMETERS: dict[str, list[Any]] = {
     "previous": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
     "allow_not_evaluated": [InstanceOf((bool,), "a bool")],
     "junit": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
+    "decision": [NoneValue(), InstanceOf((Mapping, Decision), "a dict or a Decision")],
 }
 """How ``report()`` checks its parameters (``compare_candidates`` checks the ones it shares the same way)."""
 
@@ -66,6 +69,7 @@ def report(
     previous: str | Path | None = None,
     allow_not_evaluated: bool = False,
     junit: str | Path | None = None,
+    decision: Decision | Mapping[str, Any] | None = None,
     progress: Progress | None = None,
     **section_settings: Any,
 ) -> ReportResults:
@@ -102,6 +106,12 @@ def report(
     passed, an error when not evaluated), which CI systems show as test results.
     ``previous`` is the JSON of a previous release's report: every headline is compared with it
     and regressions are flagged (``results.comparison``).
+    ``decision`` records the approver's decision in the report's decision block and the JSON
+    (``results.decision``): ``{"name": ..., "role": ..., "date": "2026-11-27", "decision": "approve"
+    | "approve with conditions" | "reject", "conditions": [...]}`` (a release configuration's
+    ``decision:`` key, ``reportgen.config``); without it the block is a blank form to complete.
+    A claimed differential-privacy guarantee (``claimed_epsilon=``, ``claimed_delta=``, membership
+    settings) is audited against the attacks' lower bound: a bound above the claim fails its bar.
     ``progress(stage, fraction)`` is called as the work advances.
     The output path is checked before any work (``reportgen.outputs.check_output_path``); missing
     folders on it are created. The report and its JSON are written as a pair: both or neither.
@@ -120,7 +130,8 @@ def report(
         targets=targets,
         section_settings=section_settings,
     )
-    bars = bars_in_force(fail_under)
+    bars = setting_bars(settings) | bars_in_force(fail_under)
+    recorded = None if decision is None else decision_from(decision, "report()")
     before = None if previous is None else load_previous(previous)
     notify = progress or (lambda stage, fraction: None)
     notify("Checking the data", 0.0)
@@ -133,6 +144,7 @@ def report(
         allow_not_evaluated=allow_not_evaluated,
         notify=notify,
     )
+    results.decision = recorded
     if before is not None:
         results.comparison = compare(results, before, str(previous))
     notify("Writing the report", 0.9)
@@ -154,7 +166,9 @@ def judged(
     notify: Progress,
     real_side: RealSide | None = None,
 ) -> ReportResults:
-    """One synthetic dataset prepared, evaluated and judged (bars, verdicts): ``report()`` before writing.
+    """One synthetic dataset prepared, evaluated and judged: ``report()`` before its decision and writing.
+
+    Judged: its bars, verdicts and standards rows.
 
     ``data`` is the training, holdout and synthetic input; ``real_side`` the
     ``EvaluationContext.real_side`` to use (``compare_candidates`` shares one between candidates).
@@ -164,6 +178,7 @@ def judged(
     results.gates = evaluate_gates(results, bars, allow_not_evaluated=allow_not_evaluated)
     mark_bars(results.headlines, results.gates)
     results.verdicts = verdicts(results)
+    results.standards = standards(results)
     return results
 
 

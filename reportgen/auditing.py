@@ -186,9 +186,9 @@ def audit(
 
 def _audited(ctx: EvaluationContext, alpha: float, entities: bool, config: OneClassConfig) -> AuditResult:
     """``audit`` on a prepared context whose synthetic data is every synthetic row."""
-    views = ctx.distance_views()
-    if not entities:
-        views = {name: v for name, v in views.items() if v.view == "table"}
+    # a sequence view's row is a whole sequence, not a row the curation could drop: left out
+    kept_views = ("table", "entity") if entities else ("table",)
+    views = {name: v for name, v in ctx.distance_views().items() if v.view in kept_views}
     measured: dict[str, Measured] = {}
     skipped: dict[str, str] = {}
     for name, view in views.items():

@@ -24,7 +24,7 @@ from reportgen.choice import Candidate, CandidateComparison, ranked
 from reportgen.data.schema import Schema
 from reportgen.errors import InvalidParameterError
 from reportgen.evaluation import Progress
-from reportgen.gates import bars_in_force
+from reportgen.gates import bars_in_force, setting_bars
 from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, NoneValue, validate_params
 from reportgen.preparation import DataInput
@@ -34,7 +34,7 @@ from reportgen.render.document import output_format, write_report
 from reportgen.results import ReportResults
 from reportgen.settings import ReportColumns
 
-_SHARED = {k: v for k, v in REPORT_PARAMETERS.items() if k not in ("previous", "junit")}
+_SHARED = {k: v for k, v in REPORT_PARAMETERS.items() if k not in ("previous", "junit", "decision")}
 
 
 @validate_params(
@@ -97,7 +97,7 @@ def compare_candidates(
         targets=targets,
         section_settings=section_settings,
     )
-    bars = bars_in_force(fail_under)
+    bars = setting_bars(settings) | bars_in_force(fail_under)
     notify = progress or (lambda stage, fraction: None)
     real_side = RealSide()
     judged_candidates = []

@@ -97,7 +97,11 @@ def report_settings(
     shared = {name: value for name, value in values.items() if name in SHARED_SETTINGS}
     base = replace(base or ReportSettings(), **shared)
     given = dict(base.sections) | own
-    return base.with_sections(**{name: given.get(name, s.default) for name, s in declared.items()})
+    filled = {name: given.get(name, s.default) for name, s in declared.items()}
+    for section in sections():
+        if section.check_settings is not None:
+            section.check_settings(filled, where)
+    return base.with_sections(**filled)
 
 
 set_result_types(result_type_of)

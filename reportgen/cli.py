@@ -1,8 +1,9 @@
 """The ``reportgen`` command.
 
 Exit codes: 0 success; 3 the report was written but a release bar failed (the message names it);
-2 bad input or usage (the message says what to fix); 1 an unexpected failure (a bug: please report
-it with the traceback).
+4 ``verify``: something the statement records does not match (the lines say what); 2 bad input
+or usage (the message says what to fix); 1 an unexpected failure (a bug: please report it with
+the traceback).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from reportgen.data.schema import Schema
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
+EXIT_NOT_VERIFIED = 4
 
 _EPILOG = "Exit codes: 0 success, 3 a release bar failed, 2 bad input or usage, 1 unexpected failure."
 _EPILOG_PRIVACY = (
@@ -30,6 +32,10 @@ _EPILOG_PRIVACY = (
 _EPILOG_COMPARE = (
     "Exit codes: 0 a candidate is recommended, 3 none can be (each one's reason is printed), 2 bad input "
     "or usage, 1 unexpected failure."
+)
+_EXIT_VERIFY = (
+    "Exit codes: 0 everything checked matches, 4 something does not match or is missing (listed), "
+    "2 bad input or usage, 1 unexpected failure."
 )
 _EPILOG_NO_BARS = (
     "Exit codes: 0 success, 2 bad input or usage, 1 unexpected failure (no release bars here: see report)."
@@ -127,7 +133,9 @@ def _parser(*, with_settings: bool = True) -> argparse.ArgumentParser:
     )
     rep.add_argument("--previous", metavar="JSON", help="a previous release's report JSON to compare with")
     rep.add_argument(
-        "--config", metavar="FILE", help="release configuration (YAML or JSON) with fail_under bars"
+        "--config",
+        metavar="FILE",
+        help="release configuration (YAML or JSON): fail_under bars, and the approver's decision",
     )
     _add_quiet(rep)
     rep.set_defaults(run=_run_report)
@@ -256,6 +264,8 @@ def _parser(*, with_settings: bool = True) -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=0)
     _add_quiet(demo)
     demo.set_defaults(run=_run_demo)
+
+    _add_verify(commands)
 
     sql = commands.add_parser(
         "sql",
@@ -406,7 +416,8 @@ def _run_report(args: argparse.Namespace) -> int:
     settings = _given_settings(args)
     schema = read_schema(args.schema) if args.schema else None
     train, test, synth, tables = _inputs(args, schema)
-    bars = read_config(args.config).fail_under if args.config else {}
+    config = read_config(args.config) if args.config else None
+    bars = dict(config.fail_under) if config else {}
     bars |= dict(parse_bar(text) for text in args.fail_under)
     results = report(
         train,
@@ -414,6 +425,7 @@ def _run_report(args: argparse.Namespace) -> int:
         synth,
         args.out,
         fail_under=bars,
+        decision=config.decision if config else None,
         previous=args.previous,
         junit=args.junit,
         allow_not_evaluated=args.allow_not_evaluated,
@@ -797,6 +809,54 @@ def _run_audit(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_verify(commands: Any) -> None:
+    """``reportgen verify STATEMENT``: a report's in-toto statement against its files and inputs."""
+    ver = commands.add_parser(
+        "verify",
+        help="check a report's in-toto statement (NAME.intoto.json) against its files and, given, its inputs",
+        description=(
+            "Recomputes the SHA-256 of the report and the JSON that the statement names (looked for "
+            "beside it) and, given the inputs as to reportgen report (--train, --test, --synth, "
+            "--schema, ...), their fingerprints, and prints what matches and what does not, and what "
+            "was not checked. A signature over the statement is checked with the tool that made it "
+            "(cosign verify-blob, gpg --verify)."
+        ),
+        epilog=_EXIT_VERIFY,
+    )
+    ver.add_argument("statement", help="the .intoto.json written beside the report")
+    ver.add_argument("--train", help="the report's training data, as given to reportgen report")
+    ver.add_argument("--test", help="its holdout, if the report had one")
+    ver.add_argument("--synth", help="its synthetic data")
+    ver.add_argument("--schema", help="the schema file the report was given, if any")
+    _add_in_place(ver)
+    ver.set_defaults(run=_run_verify)
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from reportgen.data.io import read_schema
+    from reportgen.verification import verify_statement
+
+    given = bool(args.train or args.synth or args.test)
+    schema = read_schema(args.schema) if args.schema else None
+    train = test = synth = None
+    if given:
+        if not (args.train and args.synth):
+            raise InvalidParameterError(
+                "To check the inputs, give --train and --synth (and --test if the report had a holdout) "
+                "as they were given to reportgen report; or none of them, to check the files only."
+            )
+        train, test, synth, _ = _inputs(args, schema)
+    verification = verify_statement(
+        args.statement,
+        data_train=train,
+        data_test=test,
+        data_synth=synth,
+        schema=schema if isinstance(train, str) else None,  # loaded data already carries it
+    )
+    print("\n".join(verification.lines()))
+    return EXIT_OK if verification.passed else EXIT_NOT_VERIFIED
+
+
 def _run_sql(args: argparse.Namespace) -> int:
     from importlib.resources import as_file, files
 
@@ -834,7 +894,9 @@ def _check_out(out: str) -> None:
 
 
 def _announce(path: Path) -> None:
-    print(f"Report written to {path} (results: {path.with_suffix('.json')})")
+    from reportgen.outputs import json_path_of, statement_path_of
+
+    print(f"Report written to {path} (results: {json_path_of(path)}, statement: {statement_path_of(path)})")
 
 
 if __name__ == "__main__":

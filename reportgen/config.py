@@ -1,13 +1,23 @@
-"""Release configuration files: the bars a team applies to every release, kept under version control.
+"""Release configuration files: the bars a team applies to every release, and the approver's decision.
 
-A YAML or JSON file with one key today::
+A YAML or JSON file with two keys, both optional::
 
     fail_under:
       privacy: 80
       similarity: 85
+    decision:
+      name: Ada Lovelace
+      role: Data protection officer
+      date: 2026-11-27
+      decision: approve with conditions   # approve, approve with conditions or reject
+      conditions:
+        - Shared with the partner's analysts only
 
 ``reportgen report --config release.yaml`` reads it (``--fail-under`` on the command line wins
-for the bars it names); in Python, ``report(fail_under=read_config("release.yaml").fail_under)``.
+for the bars it names); in Python, ``report(fail_under=config.fail_under, decision=config.decision)``
+with ``config = read_config("release.yaml")``. The decision fills the report's decision block
+(without it the block is a blank form to complete); ``reportgen.approval_model.decision_from``
+checks it.
 """
 
 from __future__ import annotations
@@ -15,11 +25,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reportgen.errors import LoadError
+from reportgen.approval_model import Decision, decision_from
+from reportgen.errors import InvalidParameterError, LoadError
 from reportgen.gates import bars_in_force
 from reportgen.structured import parse_yaml_or_json
 
-KNOWN_KEYS = ("fail_under",)
+KNOWN_KEYS = ("fail_under", "decision")
 
 
 @dataclass(frozen=True)
@@ -27,6 +38,7 @@ class ReleaseConfig:
     """What a configuration file sets."""
 
     fail_under: dict[str, float] = field(default_factory=dict)
+    decision: Decision | None = None
 
 
 def read_config(path: str | Path) -> ReleaseConfig:
@@ -51,4 +63,10 @@ def read_config(path: str | Path) -> ReleaseConfig:
     if not isinstance(bars, dict):
         raise LoadError(f"'fail_under' in {str(path)!r} must map bar names to numbers, e.g. privacy: 80.")
     bars_in_force(bars)  # refuses unknown names and out-of-range values, naming them
-    return ReleaseConfig(fail_under={name: float(value) for name, value in bars.items()})
+    decision = None
+    if data.get("decision") is not None:
+        try:
+            decision = decision_from(data["decision"], where)
+        except InvalidParameterError as error:
+            raise LoadError(str(error)) from None
+    return ReleaseConfig(fail_under={name: float(value) for name, value in bars.items()}, decision=decision)

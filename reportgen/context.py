@@ -24,7 +24,8 @@ from reportgen.data.in_place import InPlace
 from reportgen.data.kinds import near_unique, to_canonical
 from reportgen.data.relational import SINGLE_TABLE_NAME, RelationalData
 from reportgen.data.roles import SYNTH, TEST, TRAIN
-from reportgen.data.schema import ColumnKind, Table
+from reportgen.data.schema import ColumnKind, Relation, Table
+from reportgen.data.sequence_view import sequence_view
 from reportgen.fingerprint_model import TableFingerprint
 from reportgen.privacy.distance_space import DistanceSpace, EmbeddedRows
 from reportgen.real_side import RealSide
@@ -35,6 +36,9 @@ from reportgen.settings import ReportSettings
 T = TypeVar("T")
 NO_COMPARED_COLUMNS = "no column to compare (only keys, identifiers or free text)"  # a fact, not an alarm
 ENTITY_SUFFIX = " (entity)"
+SEQUENCE_SUFFIX = " (sequences)"
+ViewKind = Literal["table", "entity", "sequence"]
+"""What a distance view's rows are: a table's rows, parent rows with child aggregates, or sequences."""
 NEAR_UNIQUE = "near-unique values: treated as an identifier"
 
 
@@ -84,6 +88,7 @@ class EvaluationContext:
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
     _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)
     _views: dict[str, DistanceView] = field(default_factory=dict, repr=False)  # empty until built
+    _view_tables: dict[str, str] = field(default_factory=dict, repr=False)  # view name -> its table
     _building: threading.RLock = field(default_factory=threading.RLock, repr=False)
     """Held while a shared preparation is built: a section computed beside the others (in another
     thread, on a copy of this context that shares these caches) waits for it instead of building
@@ -135,18 +140,34 @@ class EvaluationContext:
             return self._entities[parent]
 
     def distance_views(self) -> dict[str, DistanceView]:
-        """Every table, then every entity view (``"<parent> (entity)"``), in its distance space.
+        """Every table, then every entity view (``"<parent> (entity)"``), then every sequence view.
 
-        What the neighbour-based sections (privacy, alpha-beta, auditing) measure; each section
-        decides for itself which views have enough rows.
+        What the neighbour-based sections (privacy, membership, alpha-beta, auditing) measure; each
+        section decides for itself which views have enough rows. A child table ordered within one
+        parent gives the view ``"<child> (sequences)"``, within several ``"<child> (sequences
+        in <parent>)"`` each (``reportgen.data.sequence_view``).
         """
         with self._building:
             if not self._views:
                 views = {name: DistanceView.of_table(self.table(name)) for name in self.table_names}
+                tables = {name: name for name in self.table_names}
                 for parent in entity_tables(self.train.schema):
                     views[parent + ENTITY_SUFFIX] = DistanceView.of_entity(self.entity(parent))
+                    tables[parent + ENTITY_SUFFIX] = parent
+                for child in self.table_names:
+                    keys = self.train.schema.sequences(child)
+                    for fk in keys:
+                        name = child + (SEQUENCE_SUFFIX if len(keys) == 1 else f" (sequences in {fk.parent})")
+                        views[name] = DistanceView.of_entity(EntityView.of_sequences(self, fk), "sequence")
+                        tables[name] = child
                 self._views.update(views)
+                self._view_tables.update(tables)
             return dict(self._views)
+
+    def view_table(self, view: str) -> str:
+        """The table a distance view's rows come from (a sequence view's: its child table)."""
+        self.distance_views()
+        return self._view_tables[view]
 
     def table(self, name: str) -> PreparedTable:
         """The shared preparation of one table (computed on first use)."""
@@ -386,9 +407,10 @@ class PreparedTable:
 
 @dataclass(frozen=True)
 class EntityView:
-    """A parent table's entity view for every role, its distance space and embedded rows.
+    """A view with a row per parent or per sequence, for every role, its distance space and embedded rows.
 
-    Shared by the privacy and alpha-beta sections: the aggregation and the embedding are done once.
+    A parent table's entity view (``build``) or a child table's sequence view (``of_sequences``).
+    Shared by the neighbour-based sections: the aggregation and the embedding are done once.
     """
 
     frames: dict[str, pd.DataFrame]
@@ -406,19 +428,43 @@ class EntityView:
             frames[role], view_kinds = entity_view(
                 context.with_full_children(role, parent), parent, compared, kinds, show_examples=role == SYNTH
             )
+        return cls.embedded_in_training_space(context, frames, view_kinds)
+
+    @classmethod
+    def of_sequences(cls, context: EvaluationContext, fk: Relation) -> EntityView:
+        """The sequence view of ``fk`` (``reportgen.data.sequence_view``) for every role, embedded."""
+        prep = context.table(fk.child)
+        frames: dict[str, pd.DataFrame] = {}
+        view_kinds: dict[str, ColumnKind] = {}
+        for role in context.roles:
+            frames[role], view_kinds = sequence_view(
+                context.with_full_children(role, fk.parent),
+                fk,
+                prep.compared_columns,
+                prep.schema.kinds,
+                role,
+                show_examples=role == SYNTH,
+            )
+        return cls.embedded_in_training_space(context, frames, view_kinds)
+
+    @classmethod
+    def embedded_in_training_space(
+        cls, context: EvaluationContext, frames: dict[str, pd.DataFrame], kinds: dict[str, ColumnKind]
+    ) -> EntityView:
+        """The frames with the distance space fitted on the training frame, and every role embedded."""
         others = [f for role, f in frames.items() if role != TRAIN]
         space = DistanceSpace.fit(
-            frames[TRAIN], view_kinds, others=others, max_levels=context.settings.max_encoded_levels
+            frames[TRAIN], kinds, others=others, max_levels=context.settings.max_encoded_levels
         )
         embedded = {role: space.transform(frame) for role, frame in frames.items()}
-        return cls(frames, view_kinds, space, embedded)
+        return cls(frames, kinds, space, embedded)
 
 
 @dataclass(frozen=True)
 class DistanceView:
     """One table or entity view in its distance space, with the frames its columns come from."""
 
-    view: Literal["table", "entity"]
+    view: ViewKind
     space: DistanceSpace
     rows: EmbeddedRows
     frames: Mapping[str, pd.DataFrame]
@@ -439,6 +485,7 @@ class DistanceView:
         return cls("table", prep.distance_space, rows, frames, kinds)
 
     @classmethod
-    def of_entity(cls, entity: EntityView) -> DistanceView:
+    def of_entity(cls, entity: EntityView, view: ViewKind = "entity") -> DistanceView:
+        """An entity view, or a sequence view (built as one, ``EntityView.of_sequences``)."""
         rows = EmbeddedRows(entity.embedded[TRAIN], entity.embedded[SYNTH], entity.embedded.get(TEST))
-        return cls("entity", entity.space, rows, entity.frames, entity.kinds)
+        return cls(view, entity.space, rows, entity.frames, entity.kinds)

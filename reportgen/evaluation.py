@@ -19,6 +19,7 @@ from reportgen.alarms import by_severity, not_measured_findings, section_alarms
 from reportgen.catalogue import sections
 from reportgen.context import EvaluationContext
 from reportgen.data.roles import SYNTH, TEST, TRAIN
+from reportgen.fingerprint_model import TableFingerprint
 from reportgen.headlines import headlines, size_findings
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, Section
 from reportgen.privacy.neighbours import one_thread_each, usable_cores
@@ -59,17 +60,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
             versions={name: _version(name) for name in _VERSIONED},
             has_holdout=context.test is not None,
             reference_split=reference.split if reference else None,
-            inputs={
-                role: context.input_fingerprints[role]
-                if context.in_place is None
-                else source_fingerprints(context.in_place, role, data)
-                for role, data in (
-                    (TRAIN, context.full_train),
-                    (TEST, context.full_test),
-                    (SYNTH, context.full_synth),
-                )
-                if data is not None
-            },
+            inputs=input_fingerprints(context),
             read_in_place=context.in_place.describe() if context.in_place else {},
         ),
         findings=[
@@ -82,6 +73,25 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
     results.findings = by_severity(results.findings + section_alarms(results) + size_findings(results))
     results.headlines = headlines(results)
     return results
+
+
+def input_fingerprints(context: EvaluationContext) -> dict[str, dict[str, TableFingerprint]]:
+    """Each given role's tables' fingerprints, as the run record holds them (``RunInfo.inputs``).
+
+    In-memory inputs were fingerprinted when prepared; inputs read in place are fingerprinted
+    where they are, now (their files' bytes, or their rows digested in the engine).
+    """
+    return {
+        role: context.input_fingerprints[role]
+        if context.in_place is None
+        else source_fingerprints(context.in_place, role, data)
+        for role, data in (
+            (TRAIN, context.full_train),
+            (TEST, context.full_test),
+            (SYNTH, context.full_synth),
+        )
+        if data is not None
+    }
 
 
 def _step_reporter(notify: Progress, stage: str, fraction: float) -> Callable[[str], None]:

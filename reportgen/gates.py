@@ -13,6 +13,8 @@ release.
 
 Bars come from the sections' defaults (``default_bars``), overridden by the user
 (``report(fail_under={...})``, a config file, or ``--fail-under name=value`` on the command line).
+A headline may take its bar from a setting (``HeadlineSpec.bar_setting``, ``setting_bars``): a claimed
+epsilon is the bar of the epsilon bound at the claimed delta.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from reportgen.headlines import headlines, section_of, specs, too_few_rows
 from reportgen.metrics.registry import HeadlineSpec
 from reportgen.render.formatting import fmt_bar, fmt_unit
 from reportgen.results import Concern, GateResult, GatesResult, Headline, ReportResults
+from reportgen.settings import ReportSettings
 
 
 def bar_specs() -> dict[str, HeadlineSpec]:
@@ -58,6 +61,16 @@ def bars_in_force(fail_under: Mapping[str, float] | None) -> dict[str, float]:
     return {**default_bars(), **{name: float(bar) for name, bar in user.items()}}
 
 
+def setting_bars(settings: ReportSettings) -> dict[str, float]:
+    """The bars that settings put in force (a claimed epsilon), by headline name; none when not given."""
+    values = settings.to_dict()
+    return {
+        name: float(values[spec.bar_setting])
+        for name, spec in bar_specs().items()
+        if spec.bar_setting is not None and values.get(spec.bar_setting) is not None
+    }
+
+
 def evaluate_gates(
     results: ReportResults, bars: Mapping[str, float], *, allow_not_evaluated: bool = False
 ) -> GatesResult:
@@ -78,7 +91,7 @@ def evaluate_gates(
                 status=_status(headline, spec, bar),
                 higher_is_better=spec.higher_is_better,
                 unit=spec.unit,
-                reason=_why_missing(results, name) if headline is None else headline.caveat,
+                reason=why_missing(results, name) if headline is None else headline.caveat,
             )
         )
     gates += _completeness_gates(results)
@@ -96,8 +109,8 @@ def _status(
     return "not_evaluated" if headline.unreliable else "pass"
 
 
-def _why_missing(results: ReportResults, name: str) -> str:
-    """Why a bar's number is missing, from its section's result."""
+def why_missing(results: ReportResults, name: str) -> str:
+    """Why headline ``name`` is missing (for a bar, the standards page), from its section's result."""
     declared = section_of(name)
     section = declared.name if declared else name
     result = results.sections.get(section)

@@ -1,4 +1,4 @@
-"""Where a report goes: the output path checked before any work, and the report and JSON written as a pair.
+"""Where a report goes: the path checked before any work; the report, JSON and statement written together.
 
 Checking first: a run can take minutes, so a path that cannot be written (a folder where the file
 should be, a parent that is a file, a folder without write permission) is refused before the data
@@ -6,38 +6,43 @@ are read, with the path and the fix in the message. A missing folder is not a mi
 created, by ``report()`` and by the command line alike (which says so on the terminal), as a
 ``mkdir -p`` would; the nearest folder that exists must be writable.
 
-Writing as a pair: the report (PDF or HTML) and its JSON are two files that must describe the same
-run. ``write_pair`` renders nothing; it receives both contents in memory and
+Writing together: the report (PDF or HTML), its JSON and its in-toto statement (``NAME.intoto.json``,
+``reportgen.intoto``: the other two named by the SHA-256 of their exact bytes, with the run's
+record as predicate) are three files that must describe the same run. ``write_pair`` renders
+nothing; it receives the document and the JSON in memory, builds the statement from those very
+bytes, and
 
 1. writes each to a temporary file beside its target (``.NAME.RANDOM.tmp``) and flushes it to disk;
-2. renames the document onto its target, then the JSON onto its target (``os.replace``, atomic on
-   one filesystem), the JSON last, so that a JSON newer than its document is never seen.
+2. renames the document onto its target, then the JSON, then the statement (``os.replace``, atomic
+   on one filesystem), the statement last, so that a statement newer than what it names is never
+   seen, nor a JSON newer than its document.
 
 SIGTERM, SIGINT and SIGHUP arriving during steps 1 and 2 (a few milliseconds of file writes, never
-the rendering) are held back and delivered, with their previous handler, once both files are in
-place and the temporary files are gone: a stop sent by a scheduler or a Ctrl-C leaves the old pair
-or the new pair, never one of each and never a temporary file. An exception in step 1 (disk full,
-permission denied) removes the temporary files and leaves the old pair untouched. What no handler
-can catch (SIGKILL, a power cut between the two renames) is made detectable instead: the document
-prints the SHA-256 of its JSON's text (``results_sha256``), so a reader or an auditor can tell a
-JSON that does not belong to its document. Signals can be held back only in the main thread; in
-another thread the pair is written the same way without that guard.
+the rendering) are held back and delivered, with their previous handler, once all files are in
+place and the temporary files are gone: a stop sent by a scheduler or a Ctrl-C leaves the old files
+or the new ones, never a mix and never a temporary file. An exception in step 1 (disk full,
+permission denied) removes the temporary files and leaves the old files untouched. What no handler
+can catch (SIGKILL, a power cut between two renames) is made detectable instead: the document
+prints the SHA-256 of its JSON's text (``results_sha256``), and the statement names both by
+digest (``reportgen verify`` checks them), so a reader or an auditor can tell files that do not
+belong together. Signals can be held back only in the main thread; in another thread the files are
+written the same way without that guard.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import signal
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from reportgen.errors import RenderError
+from reportgen.intoto import sha256_hex, statement_text, subject
 
 HELD_SIGNALS = tuple(
     getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name)
@@ -49,9 +54,14 @@ def json_path_of(path: Path) -> Path:
     return path.with_suffix(".json")
 
 
+def statement_path_of(path: Path) -> Path:
+    """The in-toto statement written beside a report: same name, ``.intoto.json``."""
+    return path.with_suffix(".intoto.json")
+
+
 def results_sha256(json_text: str) -> str:
     """The fingerprint the document prints of its JSON: SHA-256 of the JSON file's bytes."""
-    return hashlib.sha256(json_text.encode("utf-8")).hexdigest()
+    return sha256_hex(json_text.encode("utf-8"))
 
 
 def check_output_path(path: Path) -> list[Path]:
@@ -70,6 +80,11 @@ def check_output_path(path: Path) -> list[Path]:
         raise RenderError(
             f"The results JSON of the report {str(path)!r} goes to {str(json_path_of(path))!r}, which is a "
             "folder. Move that folder away or give the report another name."
+        )
+    if statement_path_of(path).is_dir():
+        raise RenderError(
+            f"The statement of the report {str(path)!r} goes to {str(statement_path_of(path))!r}, which is "
+            "a folder. Move that folder away or give the report another name."
         )
     return _folders_to_create(path, "the report", RenderError)
 
@@ -119,15 +134,23 @@ def _folders_to_create(path: Path, what: str, error: type[Exception]) -> list[Pa
     return missing[::-1]
 
 
-def write_pair(document_path: Path, document: bytes, json_text: str) -> None:
-    """Write the report and its JSON so that both change together, or neither (see the module)."""
-    json_target = json_path_of(document_path)
+def write_pair(document_path: Path, document: bytes, json_text: str, predicate: Mapping[str, Any]) -> None:
+    """Write the report, its JSON and its statement so that all change together, or none (see the module).
+
+    The statement names the document and the JSON by the SHA-256 of the bytes written here, with
+    ``predicate`` (``reportgen.record.predicate_of``) as its predicate.
+    """
+    json_target, statement_target = json_path_of(document_path), statement_path_of(document_path)
     check_output_path(document_path)
     try:
         document_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise RenderError(f"Cannot create the folder of {str(document_path)!r}: {error}") from None
-    parts = [(document_path, document), (json_target, json_text.encode("utf-8"))]
+    json_bytes = json_text.encode("utf-8")
+    statement = statement_text(
+        [subject(document_path.name, document), subject(json_target.name, json_bytes)], predicate
+    )
+    parts = [(document_path, document), (json_target, json_bytes), (statement_target, statement.encode())]
     temporaries = [_temporary(target) for target, _ in parts]
     with _signals_held():
         try:
@@ -137,8 +160,8 @@ def write_pair(document_path: Path, document: bytes, json_text: str) -> None:
                 os.replace(temporary, target)
         except OSError as error:
             raise RenderError(
-                f"Cannot write the report {str(document_path)!r} and its JSON: {error}. The previous "
-                "files, if any, are unchanged; free disk space or fix the permissions and run again."
+                f"Cannot write the report {str(document_path)!r}, its JSON and its statement: {error}. The "
+                "previous files, if any, are unchanged; free disk space or fix the permissions and run again."
             ) from None
         finally:
             for temporary in temporaries:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
+from reportgen.approval_model import Decision, StandardCriterion
 from reportgen.errors import ReportgenError
 from reportgen.fingerprint_model import ENGINE_FORMAT, FORMAT, TableFingerprint
 
@@ -317,6 +318,13 @@ class ReportResults(BaseModel):
     comparison: Comparison | None = None
     findings: list[Finding] = Field(default_factory=list)
     sections: dict[str, SerializeAsAny[SectionResult]] = Field(default_factory=dict)
+    standards: list[StandardCriterion] = Field(
+        default_factory=list,
+        description="The criteria of standards and guidance, each with the numbers of this report on it.",
+    )
+    decision: Decision | None = Field(
+        default=None, description="The approver's decision, when given (None: a blank form in the report)."
+    )
 
     @field_validator("sections", mode="before")
     @classmethod

@@ -62,7 +62,7 @@ def test_a_failing_render_leaves_no_partial_file(people, tmp_path, monkeypatch):
     target = tmp_path / "r.pdf"
     target.write_bytes(b"previous report")
 
-    def broken(html):
+    def broken(html, attachments=()):
         raise RuntimeError("renderer crashed")
 
     monkeypatch.setattr(document, "html_to_pdf", broken)
@@ -160,6 +160,7 @@ def test_public_names_are_exactly_these():
         "SplitWarning",
         "SchemaError",
         "Table",
+        "Verification",
         "__version__",
         "audit",
         "compare_candidates",
@@ -168,6 +169,7 @@ def test_public_names_are_exactly_these():
         "compute_privacy_stats",
         "report",
         "sources",
+        "verify_statement",
     }
 
 

@@ -49,6 +49,7 @@ HEADINGS = [
     "Entity-level views",
     "Release bars and fingerprints",
     "Did the generator see the holdout?",
+    "What the numbers speak to: criteria of standards and guidance",
     "Univariate and bivariate similarity",
     "Distribution plots",
     "Phik correlations",
@@ -87,6 +88,11 @@ REFERENCE_TITLES = [
     "Opinion 05/2014 on Anonymisation Techniques",
     "A Unified Framework for Quantifying Privacy Risk in Synthetic Data",
     "Probable inference, the law of succession, and statistical inference",
+    "ISO/IEC 27559:2022",
+    "De-Identifying Government Datasets: Techniques and Governance",
+    "Anonymisation: managing data protection risk code of practice",
+    "45 CFR 164.514(b)(1)",
+    "J. Jälkö et al., 2026",
 ]
 
 GLOSSARY_TERMS = [

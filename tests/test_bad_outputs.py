@@ -201,7 +201,7 @@ def test_the_document_carries_the_fingerprint_of_its_json(written):
 
 def old_pair(written, tmp_path) -> Path:
     folder, _ = written
-    for name in ("r.html", "r.json"):
+    for name in ("r.html", "r.json", "r.intoto.json"):
         shutil.copy(folder / name, tmp_path / name)
     return tmp_path
 
@@ -211,7 +211,7 @@ def test_an_exception_in_pdf_rendering_leaves_the_old_pair(written, tmp_path, mo
     shutil.copy(folder / "r.html", folder / "r.pdf")  # an old "PDF" beside the old JSON
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
 
-    def broken(html: str) -> bytes:
+    def broken(html: str, attachments=()) -> bytes:
         raise RuntimeError("font cache corrupted")
 
     monkeypatch.setattr("reportgen.render.document.html_to_pdf", broken)
@@ -325,6 +325,7 @@ def test_sigterm_leaves_the_old_pair_or_the_new_pair_and_no_temporary_file(momen
     expected = "NEW RUN" if STOP_CASES[moment] == "new" else old_title
     assert pair_title(folder) == (expected, expected)
     assert fingerprint_matches(folder) and no_temporaries(folder)
+    assert rg.verify_statement(folder / "r.intoto.json").passed  # the statement names the files left
 
 
 # -- 3. long names and wide tables are bounded ---------------------------------------------------

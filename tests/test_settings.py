@@ -27,6 +27,10 @@ def tiny_tables(people):
 DECLARED = [(section.name, setting) for section in sections() for setting in section.settings]
 
 
+# Settings that need another one given with them (a claimed delta is of a claimed epsilon), and that one.
+NEEDS = {"claimed_delta": ("--claimed-epsilon", "1.0", "claimed_epsilon", 1.0)}
+
+
 def _example(setting) -> str:
     """A command-line value for ``setting`` that its constraints accept."""
     return {int: "123", float: "0.25", str: "age"}[setting.parse]
@@ -41,9 +45,11 @@ def test_a_declared_setting_is_one_thing_everywhere(section, setting):
     if setting.parse is None:
         return  # set from Python only
     given = [setting.option, _example(setting)]
-    args = _parser().parse_args(["report", "--train=a", "--synth=b", "--out=r.html", *given * 2])
+    option, text, other, value = NEEDS.get(setting.name, (None, None, None, None))
+    also = [option, text] if option else []
+    args = _parser().parse_args(["report", "--train=a", "--synth=b", "--out=r.html", *given * 2, *also])
     expected = [setting.parse(given[1])] * 2 if setting.repeatable else setting.parse(given[1])
-    assert _given_settings(args) == {setting.name: expected}
+    assert _given_settings(args) == {setting.name: expected} | ({other: value} if other else {})
     assert getattr(report_settings(**_given_settings(args)), setting.name) == expected
 
 

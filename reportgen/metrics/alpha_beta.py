@@ -16,12 +16,11 @@ The dataset's headline is the weakest table for each of the three numbers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext
+from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext, ViewKind
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.privacy.alpha_beta import (
     K_RECALL,
@@ -46,7 +45,7 @@ class TableAlphaBeta(BaseModel):
     """alpha-precision, beta-recall and authenticity of one table or entity view."""
 
     table: str = Field(description="Table name; entity views end with ' (entity)'.")
-    view: Literal["table", "entity"]
+    view: ViewKind
     columns: list[str] = Field(description="Columns of the distance space.")
     rows: dict[str, int] = Field(description="Rows per role used (after the n_max caps).")
     recall_rows: int = Field(description="Rows m of each set behind beta-recall (the smallest set).")

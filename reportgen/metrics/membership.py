@@ -18,20 +18,24 @@ computed at the level that makes all ``3 x views`` bounds of the report hold tog
 confidence (``reportgen.privacy.membership.epsilon_level``), so the views to be attacked are counted
 before any is. The AUC and the TPR are read against their view's chance level (the 95th percentile
 of the worst of the three attacks under random relabellings) plus a margin (``reportgen.headlines``).
+
+A claimed differential-privacy guarantee (the ``claimed_epsilon`` and ``claimed_delta`` settings) is
+audited against the largest bound at the claimed delta (``EpsilonClaim``): above the claimed epsilon,
+the evidence contradicts the claim. The bound is population-level (pooled over random rows), so it
+can refute a claim, never confirm one. Without a claim nothing is added and no number changes.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from pydantic import BaseModel, Field, computed_field
 
-from pydantic import BaseModel, Field
-
-from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
+from reportgen.context import DistanceView, EvaluationContext, ViewKind
 from reportgen.data.relational import HOLDOUT_ADVICE
 from reportgen.metrics.registry import MetricNotComputed, measured_and_skipped
 from reportgen.privacy.membership import (
     ATTACKS,
     SELF_TEST_FPR,
+    AttackResult,
     MembershipStats,
     membership_stats,
     target_count,
@@ -56,7 +60,7 @@ class ViewMembership(BaseModel):
     """The membership attacks on one table or entity view."""
 
     table: str = Field(description="Table name; entity views end with ' (entity)'.")
-    view: Literal["table", "entity"]
+    view: ViewKind
     columns: list[str] = Field(description="Columns of the distance space.")
     stats: MembershipStats
 
@@ -70,6 +74,28 @@ class WorstCase(BaseModel):
     attack: str
 
 
+class EpsilonClaim(BaseModel):
+    """A claimed (epsilon, delta)-DP guarantee against the largest empirical bound at the claimed delta."""
+
+    epsilon: float = Field(ge=0, description="The claimed epsilon.")
+    delta: float = Field(ge=0, lt=1, description="The claimed delta (0: pure epsilon-DP).")
+    lower_bound: float = Field(
+        ge=0,
+        description=(
+            "The largest empirical lower bound on epsilon at the claimed delta over every attack and "
+            "view (at delta 0, epsilon_lower itself); all hold together with 97.5% confidence."
+        ),
+    )
+    table: str
+    attack: str
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def contradicted(self) -> bool:
+        """Whether the evidence contradicts the claim: the bound exceeds the claimed epsilon."""
+        return self.lower_bound > self.epsilon
+
+
 class MembershipResult(SectionResult):
     """The attacks on every table and entity view, and the worst case of each headline number."""
 
@@ -81,7 +107,11 @@ class MembershipResult(SectionResult):
     epsilon_lower: WorstCase = Field(description="Largest empirical epsilon lower bound.")
     table_auc: WorstCase | None = Field(default=None, description="Highest AUC over the tables.")
     entity_auc: WorstCase | None = Field(default=None, description="Highest AUC over the entity views.")
+    sequence_auc: WorstCase | None = Field(default=None, description="Highest AUC over the sequence views.")
     skipped: dict[str, str] = Field(default_factory=dict, description="Views not attacked, and why.")
+    claim: EpsilonClaim | None = Field(
+        default=None, description="The claimed differential privacy, audited (None: no claim given)."
+    )
 
 
 def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
@@ -91,6 +121,7 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
     measured, skipped = measured_and_skipped(membership_outcomes(ctx))
     tables = [v for v in measured if v.view == "table"]
     entities = [v for v in measured if v.view == "entity"]
+    sequences = [v for v in measured if v.view == "sequence"]
     return MembershipResult(
         section="membership",
         tables=measured,
@@ -99,7 +130,36 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
         epsilon_lower=_worst_epsilon(measured),
         table_auc=_worst_auc(tables) if tables else None,
         entity_auc=_worst_auc(entities) if entities else None,
+        sequence_auc=_worst_auc(sequences) if sequences else None,
         skipped=skipped,
+        claim=_claim(ctx, measured),
+    )
+
+
+def claimed_delta(ctx: EvaluationContext) -> float:
+    """The delta the attacks bound epsilon at besides 0: the claimed one, 0 without a claim."""
+    if ctx.settings.claimed_epsilon is None:
+        return 0.0
+    return float(ctx.settings.claimed_delta or 0.0)
+
+
+def _claim(ctx: EvaluationContext, views: list[ViewMembership]) -> EpsilonClaim | None:
+    """The claimed (epsilon, delta) against the largest bound at that delta, or None without a claim."""
+    if ctx.settings.claimed_epsilon is None:
+        return None
+    delta = claimed_delta(ctx)
+
+    def bound(attack: AttackResult) -> float:
+        at_delta = attack.epsilon_lower_at_delta
+        return attack.epsilon_lower if delta == 0 or at_delta is None else at_delta
+
+    view, attack = max(((v, a) for v in views for a in v.stats.attacks), key=lambda va: bound(va[1]))
+    return EpsilonClaim(
+        epsilon=float(ctx.settings.claimed_epsilon),
+        delta=delta,
+        lower_bound=bound(attack),
+        table=view.table,
+        attack=attack.attack,
     )
 
 
@@ -139,7 +199,7 @@ def membership_outcomes(ctx: EvaluationContext) -> dict[str, ViewMembership | st
 
 def _why_not(ctx: EvaluationContext, name: str, view: DistanceView) -> str | None:
     """Why a table or entity view cannot be attacked, or None when it can."""
-    if ctx.holdout_is_training(name.removesuffix(ENTITY_SUFFIX)):
+    if ctx.holdout_is_training(ctx.view_table(name)):
         return SHARED_TABLE
     return skip_reason(view, ctx.settings.mia_max_targets)
 
@@ -152,6 +212,7 @@ def _view_membership(ctx: EvaluationContext, name: str, view: DistanceView, boun
         lambda part: ctx.rng(f"membership-{part}:{name}"),
         max_targets=ctx.settings.mia_max_targets,
         bounds=bounds,
+        delta=claimed_delta(ctx),
     )
     return ViewMembership(table=name, view=view.view, columns=view.columns, stats=stats)
 

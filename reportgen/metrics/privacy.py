@@ -16,13 +16,12 @@ highest share of exact copies over every table and entity view.
 from __future__ import annotations
 
 from functools import partial
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext
+from reportgen.context import NO_COMPARED_COLUMNS, DistanceView, EvaluationContext, ViewKind
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import measured_and_skipped
 from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
@@ -44,7 +43,7 @@ class TablePrivacy(BaseModel):
     """The privacy statistics of one table or one entity-level view."""
 
     table: str = Field(description="Table name; entity views end with ' (entity)'.")
-    view: Literal["table", "entity"]
+    view: ViewKind
     columns: list[str] = Field(description="Columns of the distance space.")
     rows: dict[str, int] = Field(description="Rows per role used (after the n_max caps).")
     distances: NearestNeighbourDistances

@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, Field
 
-from reportgen.context import ENTITY_SUFFIX, DistanceView, EvaluationContext
+from reportgen.context import DistanceView, EvaluationContext, ViewKind
 from reportgen.data.relational import HOLDOUT_ADVICE
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.membership import SHARED_TABLE
@@ -61,7 +61,7 @@ class ViewRisks(BaseModel):
     """The three attacks on one table or entity view."""
 
     table: str = Field(description="Table name; entity views end with ' (entity)'.")
-    view: Literal["table", "entity"]
+    view: ViewKind
     columns: list[str] = Field(description="The columns the attacks read (those of the distance space).")
     targets: int = Field(ge=1, description="Rows attacked on each side (linkability, inference).")
     population: int = Field(
@@ -166,7 +166,7 @@ def risk_outcomes(ctx: EvaluationContext) -> dict[str, ViewRisks | str]:
 
 def _view_risks(ctx: EvaluationContext, name: str, view: DistanceView) -> ViewRisks | str:
     """The three attacks on one table or entity view, or why it cannot be attacked."""
-    if ctx.holdout_is_training(name.removesuffix(ENTITY_SUFFIX)):
+    if ctx.holdout_is_training(ctx.view_table(name)):
         return SHARED_TABLE
     if view.space.n_features == 0:
         return "no column to attack (only keys, identifiers or free text)"

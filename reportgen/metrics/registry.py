@@ -25,7 +25,8 @@ A section bundles what a page needs, with computing and drawing kept apart:
 - ``alarms``: the findings it raises that make a concern's verdict a concern (``Alarm``).
 - ``settings``: its own settings (``reportgen.settings.Setting``): each becomes a keyword of
   ``report()``, an option of ``reportgen report``, a line of the run's settings in the JSON and the
-  report, and an attribute of ``context.settings`` its compute step reads.
+  report, and an attribute of ``context.settings`` its compute step reads. ``check_settings(values,
+  where)`` checks them together (one that needs another), once all are filled in, before any work.
 - ``methodology``: a template (in ``template_package``) with its paragraphs for the methodology
   appendix, given ``run``, ``result`` (None when the section was not computed) and ``results``.
   It is one numbered part headed by the title, or declares its own parts with the ``method``
@@ -128,7 +129,9 @@ class HeadlineSpec:
       appears to have seen the holdout (the attacks, and utility scored on the holdout);
     - ``evidence``: for the privacy verdict, the sentence that makes this number the evidence of a
       pass (an attack at chance); a privacy verdict with no such number is not a pass;
-    - ``tolerance``: a change smaller than this is noise (where the reading gives none).
+    - ``tolerance``: a change smaller than this is noise (where the reading gives none);
+    - ``bar_setting``: a setting whose value, when given, is a bar in force on this headline (the
+      claimed epsilon is the bar of the bound at the claimed delta); a ``fail_under`` on it wins.
 
     ``judge(value, reference, ...)`` applies the rule to any number on the headline's scale, so a
     section's page marks its tables' and rows' numbers as page 1 marks the headline.
@@ -152,6 +155,7 @@ class HeadlineSpec:
     assumes_unseen_holdout: bool = False
     evidence: Callable[[Headline], str] | None = None
     tolerance: float | None = None
+    bar_setting: str | None = None
 
     @property
     def upper(self) -> float:
@@ -244,6 +248,7 @@ class Section:
     raise_alarms: Callable[[Any, ReportResults, Sequence[Finding]], list[Finding]] | None = None
     alarms: tuple[Alarm, ...] = ()
     settings: tuple[Setting, ...] = ()
+    check_settings: Callable[[Mapping[str, Any], str], None] | None = None
     methodology: str | None = None
 
 

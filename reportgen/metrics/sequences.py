@@ -11,7 +11,11 @@ synthetic data and, as its reference, between training and holdout data:
   Kolmogorov-Smirnov statistic) of the per-sequence **mean**, of the per-sequence **spread** (the
   standard deviation over a sequence's present values, ddof 0, for sequences with at least two),
   and of the **steps**, the differences between consecutive rows of a sequence where both are
-  present (a datetime's steps are the time gaps between rows);
+  present (a datetime's steps are the time gaps between rows); for numeric and integer columns
+  also the **autocorrelation**, the pooled lag-1 autocorrelation of the values centred on their
+  sequence's mean (``lag1_autocorrelation``), compared as ``1 - |r_real - r_other| / 2``: rows
+  shuffled within their sequence keep every mean and spread and move the steps little, but lose
+  it (a date's order is the sequence's own, so dates have none);
 - categorical and boolean columns: ``1 - TVD`` of the **transition** distribution, the joint
   histogram of (value at step t, value at step t + 1) over every pair of consecutive rows, with the
   pair bins of the column (its most frequent real levels, the rest pooled as "other", missing a
@@ -54,9 +58,9 @@ from pydantic import BaseModel, Field
 from reportgen.binning import MISSING_LABEL, OTHER_LABEL, ColumnBins, as_numbers, histogram, tvd
 from reportgen.context import EvaluationContext, PreparedTable
 from reportgen.data.kinds import to_canonical
-from reportgen.data.links import link
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind, Relation
+from reportgen.data.sequence_view import SECONDS_PER_DAY, sort_into_sequences
 from reportgen.metrics.registry import MetricNotApplicable, measured_and_skipped
 from reportgen.metrics.similarity import ks_statistic
 from reportgen.results import Basis, SectionResult
@@ -65,23 +69,24 @@ from reportgen.rules import SCORE_MARGIN, SHARE_MARGIN
 MIN_VALUES = 10  # training sequences (or steps) a measure needs
 QUANTILES = tuple(round(q, 2) for q in np.linspace(0.05, 0.95, 19))  # drawn per role; no extremes
 TOP_TRANSITIONS = 8  # transitions drawn, the most frequent real ones
-SECONDS_PER_DAY = 86_400.0
 MARGIN = SCORE_MARGIN / 100  # a measure's least tolerance below its reference (page 1's 10 points)
 Z = 3.0  # a measure's tolerance in spreads of the difference: ~0.1% one-sided per measure
 BOOTSTRAP = 30  # resamples of each side's sequences that give a measure's spread
 MAX_BEFORE = 0.5  # a parent date more training sequences start before is no start date
 _CATEGORICAL = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
 
-MeasureName = Literal["mean", "spread", "steps", "transitions", "stay", "distinct"]
+MeasureName = Literal["mean", "spread", "steps", "autocorrelation", "transitions", "stay", "distinct"]
 MEASURE_LABELS: dict[str, str] = {
     "mean": "per-sequence mean",
     "spread": "per-sequence spread",
     "steps": "steps between consecutive rows",
+    "autocorrelation": "lag-1 autocorrelation within sequences",
     "transitions": "transitions (value at t, value at t + 1)",
     "stay": "share of steps that keep the value",
     "distinct": "distinct values per sequence",
 }
-NUMERIC_MEASURES: tuple[MeasureName, ...] = ("mean", "spread", "steps")
+NUMERIC_MEASURES: tuple[MeasureName, ...] = ("mean", "spread", "steps", "autocorrelation")
+DATETIME_MEASURES: tuple[MeasureName, ...] = ("mean", "spread", "steps")  # a date's order is its own
 CATEGORICAL_MEASURES: tuple[MeasureName, ...] = ("transitions", "stay", "distinct")
 
 
@@ -93,8 +98,8 @@ class Profile(BaseModel):
     ``MIN_VALUES`` real steps.
     """
 
-    kind: Literal["quantiles", "shares"]
-    labels: list[str] = Field(description="Quantile levels, or the cells' labels.")
+    kind: Literal["quantiles", "shares", "value"]
+    labels: list[str] = Field(description="Quantile levels, the cells' labels, or the value's name.")
     train: list[float]
     synth: list[float]
     test: list[float] | None = None
@@ -194,13 +199,17 @@ class SequenceTable(BaseModel):
         return [self.measures[i] for i in sorted(ranked[:n])]
 
     def by_column(self) -> list[tuple[str, ColumnKind, list[SequenceMeasure | None]]]:
-        """Per measured column: its name, its kind, and its three measures in order (None: not measured)."""
+        """Per measured column: its name, its kind, and its four measures in order (None: not measured).
+
+        Categories have three: the fourth is always None.
+        """
         rows = []
         for column in dict.fromkeys(m.column for m in self.measures):  # the table's order (a list's)
             found = {m.measure: m for m in self.measures if m.column == column}
             kind = self.kinds[column]
             names = CATEGORICAL_MEASURES if kind in _CATEGORICAL else NUMERIC_MEASURES
-            rows.append((column, kind, [found.get(name) for name in names]))
+            measures = [found.get(name) for name in names]
+            rows.append((column, kind, measures + [None] * (len(NUMERIC_MEASURES) - len(measures))))
         return rows
 
 
@@ -223,7 +232,7 @@ class SequencesResult(SectionResult):
 class Values:
     """One measure's values in one role (per-sequence statistics, or steps) and the sequence of each."""
 
-    values: np.ndarray
+    values: np.ndarray  # one value (or, for autocorrelation, one pair) per sequence or step
     sequence: np.ndarray  # ascending: the values of one sequence together
 
     def __len__(self) -> int:
@@ -392,33 +401,18 @@ def _share_tolerance(found: dict[str, tuple[float, int]]) -> float:
 def ordered_rows(ctx: EvaluationContext, fk: Relation, role: str) -> Ordered:
     """A role's child rows of its sampled parent rows (all of them), sorted into sequences.
 
-    Sorted by sequence, then by the order columns (missing last), then by the primary key, then
-    by the rows' order in the data (a stable sort).
+    The order is ``reportgen.data.sequence_view.sort_into_sequences``'s, the sequence views'.
     """
     data = ctx.with_full_children(role, fk.parent)
-    links = link(data, fk)
-    rows = data[fk.child][links.has_parent].reset_index(drop=True)
-    codes = links.child_codes[links.has_parent]
+    sequences = sort_into_sequences(data, fk, role, show_examples=role == SYNTH)
     table = ctx.train.schema[fk.child]
-    keys = pd.DataFrame(
-        {
-            "sequence": codes,
-            **{f"order {c}": _order_values(rows, c, table.kinds[c], fk.child, role) for c in table.order_by},
-            **{f"key {c}": rows[c] for c in table.primary_key},
-        }
-    )
-    order = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
-    codes = codes[order]
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else codes
-    group = np.cumsum(np.r_[True, codes[1:] != codes[:-1]]) - 1 if len(codes) else codes
-    frame = ctx.table(fk.child).canonical(rows.iloc[order], role)
     dated = table.kinds[table.order_by[0]] is ColumnKind.DATETIME
-    first = as_numbers(keys[f"order {table.order_by[0]}"].iloc[order].iloc[starts]) if dated else None
+    starts = sequences.starts
     return Ordered(
-        group=group,
-        frame=frame.reset_index(drop=True),
-        first=first,
-        parents=_parent_rows(data[fk.parent], links.parent_codes, codes[starts]),
+        group=sequences.group,
+        frame=ctx.table(fk.child).canonical(sequences.rows, role).reset_index(drop=True),
+        first=as_numbers(sequences.order[table.order_by[0]][starts]) if dated else None,
+        parents=_parent_rows(data[fk.parent], sequences.parent_codes, sequences.codes[starts]),
     )
 
 
@@ -427,12 +421,6 @@ def _parent_rows(parent: pd.DataFrame, parent_codes: np.ndarray, codes: np.ndarr
     by_code = np.argsort(parent_codes, kind="stable")
     known, first = np.unique(parent_codes[by_code], return_index=True)
     return parent.iloc[by_code[first[np.searchsorted(known, codes)]]].reset_index(drop=True)
-
-
-def _order_values(rows: pd.DataFrame, column: str, kind: ColumnKind, table: str, role: str) -> pd.Series:
-    """An order column's values in its kind's canonical dtype, so that they sort as its kind does."""
-    where = f"Table {table!r}, order column {column!r} of the {role} data"
-    return to_canonical(rows[column], kind, where, show_examples=role == SYNTH)
 
 
 def _column_measures(
@@ -445,7 +433,7 @@ def _column_measures(
         names = CATEGORICAL_MEASURES
     else:
         per_role = {role: _numeric_values(o, column, kind) for role, o in ordered.items()}
-        names = NUMERIC_MEASURES
+        names = DATETIME_MEASURES if kind is ColumnKind.DATETIME else NUMERIC_MEASURES
     return [
         _measure(column, name, {role: values[name] for role, values in per_role.items()}, kind, prep, rng)
         for name in names
@@ -468,10 +456,13 @@ def _numeric_values(ordered: Ordered, column: str, kind: ColumnKind) -> dict[str
     means = np.bincount(group, weights=values, minlength=n) / np.maximum(counts, 1)
     squares = np.bincount(group, weights=(values - means[group]) ** 2, minlength=n)
     sequence = np.arange(n)
+    centred = x - means[ordered.group]  # NaN where missing
+    pairs = np.column_stack([centred[:-1], centred[1:]])[kept]
     return {
         "mean": Values(means[counts >= 1], sequence[counts >= 1]),
         "spread": Values(np.sqrt(squares[counts >= 2] / counts[counts >= 2]), sequence[counts >= 2]),
         "steps": steps,
+        "autocorrelation": Values(pairs, ordered.group[1:][kept]),
     }
 
 
@@ -505,7 +496,7 @@ def _measure(
 ) -> SequenceMeasure | str:
     real = found[TRAIN].values
     if len(real) < MIN_VALUES:
-        what = "steps" if name in ("steps", "transitions", "stay") else "sequences"
+        what = "steps" if name in ("steps", "autocorrelation", "transitions", "stay") else "sequences"
         return f"{MEASURE_LABELS[name]}: {len(real)} training {what}; {MIN_VALUES} needed"
     compare, profile = _MEASURED[_family(name)]
     values = {role: v.values for role, v in found.items()}
@@ -542,7 +533,7 @@ def _tolerance(
 
 
 def _family(name: MeasureName) -> str:
-    return name if name in ("transitions", "stay") else "ks"
+    return name if name in ("transitions", "stay", "autocorrelation") else "ks"
 
 
 def _unit(name: MeasureName, kind: ColumnKind) -> str:
@@ -567,6 +558,43 @@ def _transition_similarity(real: np.ndarray, other: np.ndarray, prep: PreparedTa
 def _stay_similarity(real: np.ndarray, other: np.ndarray, prep: PreparedTable, column: str) -> float:
     """1 - |difference of the stay shares| (0 when the other side has no step)."""
     return 1.0 - abs(float(real.mean()) - float(other.mean())) if len(other) else 0.0
+
+
+def lag1_autocorrelation(pairs: np.ndarray) -> float:
+    """The pooled lag-1 autocorrelation of steps of values centred on their sequence's mean (0: none).
+
+    ``sum(d_t d_t+1) / sqrt(sum(d_t^2) sum(d_t+1^2))`` over every step, ``d`` a value minus its
+    sequence's mean: how much a row's deviation from its sequence's level carries to the next row.
+    Ordered careers rise and fall (positive); rows shuffled within their sequence lose it.
+    """
+    if not len(pairs):
+        return 0.0
+    scale = float(np.sqrt(np.sum(pairs[:, 0] ** 2) * np.sum(pairs[:, 1] ** 2)))
+    return float(np.sum(pairs[:, 0] * pairs[:, 1]) / scale) if scale > 0 else 0.0
+
+
+def _autocorrelation_similarity(
+    real: np.ndarray, other: np.ndarray, prep: PreparedTable, column: str
+) -> float:
+    """1 - |difference of the autocorrelations| / 2 (0 when the other side has no step)."""
+    if not len(other):
+        return 0.0
+    return 1.0 - abs(lag1_autocorrelation(real) - lag1_autocorrelation(other)) / 2
+
+
+def _autocorrelation_profile(
+    values: dict[str, np.ndarray], prep: PreparedTable, column: str, unit: str
+) -> Profile:
+    def value(role: str) -> list[float]:
+        return [lag1_autocorrelation(values[role])]
+
+    return Profile(
+        kind="value",
+        labels=["lag-1 autocorrelation"],
+        train=value(TRAIN),
+        synth=value(SYNTH),
+        test=value(TEST) if TEST in values else None,
+    )
 
 
 def _quantile_profile(values: dict[str, np.ndarray], prep: PreparedTable, column: str, unit: str) -> Profile:
@@ -635,4 +663,5 @@ _MEASURED: dict[str, tuple[Compare, Callable[..., Profile]]] = {
     "ks": (_ks_similarity, _quantile_profile),
     "transitions": (_transition_similarity, _transition_profile),
     "stay": (_stay_similarity, _stay_profile),
+    "autocorrelation": (_autocorrelation_similarity, _autocorrelation_profile),
 }

@@ -12,7 +12,11 @@
   ln((1 - FPR) / (1 - TPR))``. Each is made a lower bound by the one-sided Clopper-Pearson bounds
   ``TPR_lo`` and ``FPR_hi`` (and ``1 - FPR_hi``, ``1 - TPR_lo``: the interval of ``(n - k) / n`` is
   one minus that of ``k / n``), after Jagielski, Ullman and Oprea (2020). Values below 0 say
-  nothing and are reported as 0.
+  nothing and are reported as 0. For (epsilon, delta)-differential privacy each inequality gains a
+  ``+ delta`` (``TPR <= e^eps FPR + delta``, ``1 - FPR <= e^eps (1 - TPR) + delta``), so the bounds
+  become ``ln((TPR_lo - delta) / FPR_hi)`` and ``ln((1 - FPR_hi - delta) / (1 - TPR_lo))``, and a
+  rate that does not exceed ``delta`` proves nothing (``delta=0``, the default, gives the pure bounds
+  exactly).
 """
 
 from __future__ import annotations
@@ -56,18 +60,20 @@ def epsilon_lower_bounds(
     n_non_members: int,
     *,
     confidence: float = CONFIDENCE,
+    delta: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(ln(TPR_lo / FPR_hi), ln((1 - FPR_hi) / (1 - TPR_lo)))`` per threshold, each at least 0.
+    """``(ln((TPR_lo - delta) / FPR_hi), ln((1 - FPR_hi - delta) / (1 - TPR_lo)))`` per threshold, each >= 0.
 
     ``tp`` and ``fp`` count the members and non-members a threshold calls members; each bound is a
-    one-sided Clopper-Pearson bound at ``confidence``.
+    one-sided Clopper-Pearson bound at ``confidence``. ``delta``: the delta of (epsilon, delta)-DP
+    the bounds are of (0: pure epsilon-DP).
     """
     tpr_low = clopper_pearson(tp, n_members, confidence=confidence, side="lower")[0]
     fpr_high = clopper_pearson(fp, n_non_members, confidence=confidence, side="upper")[1]
-    with np.errstate(divide="ignore"):
-        direct = np.log(tpr_low) - np.log(fpr_high)
-        complementary = np.log1p(-fpr_high) - np.log1p(-tpr_low)
-    return np.maximum(direct, 0.0), np.maximum(complementary, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        direct = np.log(np.maximum(tpr_low - delta, 0.0)) - np.log(fpr_high)
+        complementary = np.log1p(np.maximum(-fpr_high - delta, -1.0)) - np.log1p(-tpr_low)
+    return np.fmax(direct, 0.0), np.fmax(complementary, 0.0)  # fmax: a 0/0 edge proves nothing
 
 
 def delong_auc(members: ArrayLike, non_members: ArrayLike) -> tuple[float, float]:

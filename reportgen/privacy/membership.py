@@ -41,6 +41,10 @@ at ``1 - (1 - EPSILON_CONFIDENCE) / (2 bounds)`` (``epsilon_level``): every boun
 holds together with ``EPSILON_CONFIDENCE``, 97.5%. The other 2.5% of the report's 5% false-alarm
 budget is the risk intervals' (``reportgen.metrics.privacy_risks``).
 
+A claimed (epsilon, delta) with delta above 0 adds, per attack, the bound of (epsilon, delta)-DP at
+that delta (``epsilon_lower_at_delta``), chosen on the same half and at the same level as the pure
+bound, which the claim is then audited against (``reportgen.metrics.membership``).
+
 The self-test plants training rows into ``S`` and runs the attacks again. A plant of a share ``p``
 of ``|S|`` stands for ``p |S|`` copied training rows, of which only those among the member targets
 can be seen: it plants ``round(p |S| n / |T|)`` member targets (at least 1), at random or the most
@@ -125,6 +129,14 @@ class AttackResult(BaseModel):
     )
     epsilon_rule: Literal["tpr/fpr", "tnr/fnr"] = Field(description="Which of the two bounds it is.")
     roc: RocCurve
+    epsilon_lower_at_delta: float | None = Field(
+        default=None,
+        ge=0,
+        description=(
+            "Empirical lower bound on the epsilon of (epsilon, delta)-DP at the claimed delta, chosen and "
+            "measured as epsilon_lower (None: no claim with a delta above 0)."
+        ),
+    )
 
     def at(self, fpr: float) -> RateAtFpr:
         """The rate at an FPR level of ``FPR_LEVELS``."""
@@ -243,17 +255,22 @@ def membership_stats(
     *,
     max_targets: int = MIA_MAX_TARGETS,
     bounds: int = len(ATTACKS),
+    delta: float = 0.0,
 ) -> MembershipStats:
     """Every attack on one table's (or view's) embedded rows, with the self-test.
 
-    ``bounds``: the epsilon bounds the report takes the largest of (three per view attacked).
+    ``bounds``: the epsilon bounds the report takes the largest of (three per view attacked);
+    ``delta``: a claimed delta above 0 adds each attack's bound at that delta (the pure bounds, and
+    every other number, are the same with or without it).
     """
     targets = draw_targets(rows, streams("targets"), max_targets)
     neighbours = search_neighbours(targets, rows.synth)
     scores = attack_scores(neighbours)
     halves = stratified_halves(targets, streams("epsilon"))
     level = epsilon_level(bounds)
-    attacks = [evaluate_attack(name, scores[name], targets.is_member, halves, level) for name in ATTACKS]
+    attacks = [
+        evaluate_attack(name, scores[name], targets.is_member, halves, level, delta=delta) for name in ATTACKS
+    ]
     chance = chance_levels(scores, targets.is_member, streams("chance"))
     plants = self_test_plants(targets, neighbours, rows, chance, streams("plants"))
     return MembershipStats(
@@ -341,10 +358,13 @@ def evaluate_attack(
     is_member: np.ndarray,
     half: np.ndarray,
     epsilon_confidence: float = CONFIDENCE,
+    *,
+    delta: float = 0.0,
 ) -> AttackResult:
     """ROC, AUC with its interval, rates at low FPR, advantage and the epsilon bound of one attack.
 
-    ``epsilon_confidence``: the level of each one-sided Clopper-Pearson bound behind the epsilon bound.
+    ``epsilon_confidence``: the level of each one-sided Clopper-Pearson bound behind the epsilon bound;
+    ``delta`` above 0: the bound at that delta too (``epsilon_lower_at_delta``), chosen on the same half.
     """
     n_pos, n_neg = int(is_member.sum()), int((~is_member).sum())
     tp, fp = Ranking.of(scores).counts(is_member)
@@ -361,6 +381,9 @@ def evaluate_attack(
         epsilon_lower=epsilon,
         epsilon_rule=rule,
         roc=RocCurve(fpr=grid.tolist(), tpr=[_best_tp(tp, fp, x * n_neg)[0] / n_pos for x in grid]),
+        epsilon_lower_at_delta=(
+            split_epsilon(scores, is_member, half, epsilon_confidence, delta)[0] if delta > 0 else None
+        ),
     )
 
 
@@ -388,21 +411,30 @@ def _best_tp(tp: np.ndarray, fp: np.ndarray, allowed: float) -> tuple[int, int]:
 
 
 def split_epsilon(
-    scores: np.ndarray, is_member: np.ndarray, half: np.ndarray, confidence: float = CONFIDENCE
+    scores: np.ndarray,
+    is_member: np.ndarray,
+    half: np.ndarray,
+    confidence: float = CONFIDENCE,
+    delta: float = 0.0,
 ) -> tuple[float, Literal["tpr/fpr", "tnr/fnr"]]:
     """The epsilon bound of the threshold and direction chosen on ``half``, measured on the rest.
 
-    Both halves use one-sided Clopper-Pearson bounds at ``confidence``.
+    Both halves use one-sided Clopper-Pearson bounds at ``confidence``, of (epsilon, ``delta``)-DP.
     """
     ranking = Ranking.of(scores[half])
     tp, fp = ranking.counts(is_member[half])
-    picked = np.vstack(epsilon_lower_bounds(tp, fp, *_sizes(is_member[half]), confidence=confidence))
+    sizes = _sizes(is_member[half])
+    picked = np.vstack(epsilon_lower_bounds(tp, fp, *sizes, confidence=confidence, delta=delta))
     rule, j = np.unravel_index(int(np.argmax(picked)), picked.shape)
     rest = ~half
     called = scores[rest] >= ranking.thresholds[j]
     member = is_member[rest]
     bounds = epsilon_lower_bounds(
-        int((called & member).sum()), int((called & ~member).sum()), *_sizes(member), confidence=confidence
+        int((called & member).sum()),
+        int((called & ~member).sum()),
+        *_sizes(member),
+        confidence=confidence,
+        delta=delta,
     )
     return float(bounds[rule]), ("tpr/fpr", "tnr/fnr")[rule]
 

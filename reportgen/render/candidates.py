@@ -9,14 +9,17 @@ candidates' results.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from markupsafe import Markup
 
 from reportgen.choice import Candidate, CandidateComparison, badness
-from reportgen.outputs import results_sha256, write_pair
+from reportgen.outputs import json_path_of, results_sha256, write_pair
+from reportgen.record import predicate_of
 from reportgen.render.document import html_to_pdf, output_format, page_one_context
 from reportgen.render.environment import environment
 from reportgen.render.formatting import break_opportunities
@@ -128,9 +131,22 @@ def render_comparison_html(comparison: CandidateComparison, *, json_sha256: str 
 
 
 def write_comparison(comparison: CandidateComparison, path: Path) -> None:
-    """Write the comparison (PDF or HTML by suffix) and its JSON beside it, as a pair."""
+    """Write the comparison (PDF or HTML by suffix), its JSON and its in-toto statement: all or none."""
     fmt = output_format(path)
     json_text = comparison.to_json()
     html = render_comparison_html(comparison, json_sha256=results_sha256(json_text))
-    document = html_to_pdf(html) if fmt == "pdf" else html.encode("utf-8")
-    write_pair(path, document, json_text)
+    if fmt == "pdf":
+        document = html_to_pdf(html, [(json_path_of(path).name, json_text.encode("utf-8"))])
+    else:
+        document = html.encode("utf-8")
+    write_pair(path, document, json_text, _predicate(comparison))
+
+
+def _predicate(comparison: CandidateComparison) -> dict[str, Any]:
+    """The statement's predicate: what was recommended by which rule, and each candidate's own record."""
+    return {
+        "comparison": {"title": comparison.title, "seed": comparison.seed, "rule": comparison.rule},
+        "recommended": comparison.recommended,
+        "why": comparison.why,
+        "candidates": {c.name: predicate_of(json.loads(c.results.to_json())) for c in comparison.candidates},
+    }

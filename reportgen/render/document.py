@@ -10,10 +10,14 @@ The methodology appendix is numbered here, before anything is rendered: its gene
 ``appendix.html.j2``), then each registered section's parts (its ``methodology`` template), in
 registry order, so a plugin's methodology is numbered like a built-in's. Every template links to a
 part by its anchor (``xref`` in ``methodology_macros.html.j2``), never by a number.
+
+The body ends with the decision block (``decision.html.j2``): the approver's decision where the
+results hold one, a blank form to complete otherwise.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
@@ -26,6 +30,7 @@ from markupsafe import Markup
 from reportgen.errors import RenderError
 from reportgen.metrics.registry import Section
 from reportgen.outputs import json_path_of, results_sha256, write_pair
+from reportgen.record import predicate_of
 from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
 from reportgen.render.formatting import break_opportunities
@@ -35,6 +40,7 @@ FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
 NOT_COMPUTED_TEMPLATE = "sections/not_computed.html.j2"
 APPENDIX_TEMPLATE = "appendix.html.j2"
 METHOD_MACRO = "method"  # methodology_macros.html.j2: one numbered part of the appendix
+PDF_VARIANT = "pdf/ua-1"  # WeasyPrint's accessible variant: tagged, PDF 1.7, its XMP conformance
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256
         },
         sections=rendered,
         contents=_contents(results, rendered),
+        decision=results.decision,
         **appendix_context(env, results, pages, numbers),
         css=Markup(css),
         json_sha256=json_sha256,
@@ -120,8 +127,10 @@ def _contents(results: ReportResults, rendered: list[RenderedSection]) -> list[t
         *([("comparison", "Compared with the previous release")] if results.comparison else []),
         ("findings", "Findings"),
         *((f"sec-{s.name}", s.title) for s in rendered),
+        ("decision", "Decision on this release"),
         ("run", "How this report was produced"),
         ("methodology", "Methodology"),
+        ("m-standards", "Standards and guidance: what the numbers speak to"),
         ("glossary", "Glossary"),
     ]
 
@@ -138,13 +147,35 @@ def appendix_context(
     """What the appendix and the glossary are rendered with, besides ``run``.
 
     Every registered section's methodology (described whether or not it applies to these inputs,
-    as the appendix says), the part numbers their links read, and the release bars on offer.
+    as the appendix says), the part numbers their links read, the release bars on offer, and the
+    standards page's rows (``results.standards``) with the gaps they share, printed once.
     """
     return {
         "numbers": numbers,
         "methodologies": [_methodology(env, s, results, numbers) for s in pages if s.methodology],
         "bar_specs": [h for s in pages for h in s.headlines if h.bar],
+        "standards": results.standards,
+        "shared_gaps": shared_gaps(results),
+        "missing_reasons": missing_reasons(results),
     }
+
+
+SHARED_GAP = 3  # a gap of at least this many criteria is printed once, lettered, on the standards page
+
+
+def shared_gaps(results: ReportResults) -> dict[str, str]:
+    """The gaps (what numbers do not cover) that several criteria share, each once, in first-seen order."""
+    seen: dict[str, list[str]] = {}
+    for criterion in results.standards:
+        for key, text in criterion.not_covered.items():
+            seen.setdefault(key, []).append(text)
+    return {key: texts[0] for key, texts in seen.items() if len(texts) >= SHARED_GAP}
+
+
+def missing_reasons(results: ReportResults) -> list[str]:
+    """Why numbers of the standards page were not computed: each reason once, in first-seen order."""
+    reasons = (e.reason for c in results.standards for e in c.evidence if e.status == "not_computed")
+    return list(dict.fromkeys(r for r in reasons if r))
 
 
 def render_back_matter(template: str, results: ReportResults, pages: Sequence[Section]) -> str:
@@ -244,11 +275,22 @@ def _methodology(
     return RenderedMethodology(None if declared else undeclared_anchor(section), section.title, Markup(html))
 
 
-def html_to_pdf(html: str) -> bytes:
-    """The PDF of an HTML document (fonts and layout by WeasyPrint)."""
-    from weasyprint import HTML
+def html_to_pdf(html: str, attachments: Sequence[tuple[str, bytes]] = ()) -> bytes:
+    """The PDF of an HTML document (fonts and layout by WeasyPrint): tagged, PDF/UA-1, with attachments.
 
-    return HTML(string=html).write_pdf()
+    Tagged (``pdf_tags``): the PDF holds a structure tree (headings, paragraphs, tables, figures
+    with their alt text) that screen readers and text extraction follow, as PDF/UA-1
+    (``pdf_variant``) asks, beside the document's language (``<html lang>``) and title
+    (``<title>``), which the template sets. ``attachments`` are (file name, bytes) embedded in the
+    PDF: the report's JSON, so the evidence travels inside the file an approver files.
+    """
+    from weasyprint import HTML, Attachment
+
+    embedded = [
+        Attachment(string=content, name=name, description=f"{name}: the results of this report as JSON")
+        for name, content in attachments
+    ]
+    return HTML(string=html).write_pdf(pdf_variant=PDF_VARIANT, pdf_tags=True, attachments=embedded)
 
 
 def output_format(path: Path) -> str:
@@ -263,17 +305,23 @@ def output_format(path: Path) -> str:
 
 
 def write_report(results: ReportResults, path: str | Path, pages: Sequence[Section]) -> Path:
-    """Write the report (PDF or HTML by suffix) and its JSON beside it; return the JSON's path.
+    """Write the report (PDF or HTML by suffix), its JSON and its in-toto statement; return the JSON's path.
 
     ``pages`` are ``render_html``'s.
 
-    Both are rendered in memory first, the document printing the SHA-256 of the JSON's text, and
-    then written as a pair (``reportgen.outputs.write_pair``): both files change, or neither.
+    Both are rendered in memory first, the document printing the SHA-256 of the JSON's text and a
+    PDF carrying the JSON as an attachment, and then written with the statement that names both by
+    digest (``reportgen.outputs.write_pair``): all three files change, or none. The statement is
+    not embedded in the PDF: it names the PDF by the digest of its bytes, which embedding it would
+    change.
     """
     path = Path(path)
     fmt = output_format(path)
     json_text = results.to_json()
     html = render_html(results, pages, json_sha256=results_sha256(json_text))
-    document = html_to_pdf(html) if fmt == "pdf" else html.encode("utf-8")
-    write_pair(path, document, json_text)
+    if fmt == "pdf":
+        document = html_to_pdf(html, [(json_path_of(path).name, json_text.encode("utf-8"))])
+    else:
+        document = html.encode("utf-8")
+    write_pair(path, document, json_text, predicate_of(json.loads(json_text)))
     return json_path_of(path)

@@ -2,7 +2,8 @@
 
 Each measure is a panel, training beside synthetic (and holdout, when given). The per-sequence
 statistics and steps are drawn as their quantile functions, from 5% to 95% (a curve per role; never
-the extremes); transitions and stays as the shares of their cells. Both are aggregates over many
+the extremes); transitions and stays as the shares of their cells; an autocorrelation as one bar
+per role. Both are aggregates over many
 sequences: no real sequence, and no real row, is ever drawn.
 """
 
@@ -49,6 +50,8 @@ def measure_panel(measure: SequenceMeasure, ax: Axes) -> None:
     """One measure's profile per role: quantile curves, or bars of shares."""
     if measure.profile.kind == "quantiles":
         _quantile_curves(measure.profile, ax)
+    elif measure.profile.kind == "value":
+        _value_bars(measure.profile, ax)
     else:
         _share_bars(measure.profile, ax)
     ax.set_title(_title(measure), fontsize=6.5, loc="left")
@@ -91,6 +94,18 @@ def _share_bars(profile: Profile, ax: Axes) -> None:
     ax.invert_yaxis()
     ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
     ax.set_xlabel("share of steps", fontsize=6)
+
+
+def _value_bars(profile: Profile, ax: Axes) -> None:
+    """One number per role (an autocorrelation, from -1 to 1), as horizontal bars."""
+    series = _series(profile)
+    for i, (values, label, colour, _) in enumerate(series):
+        ax.barh(i, values[0], color=colour, height=0.6, label=label)
+    ax.set_yticks(range(len(series)), [label for _, label, *_ in series])
+    ax.invert_yaxis()
+    ax.set_xlim(-1, 1)
+    ax.axvline(0, color="#444444", linewidth=0.5)
+    ax.set_xlabel(profile.labels[0], fontsize=6)
 
 
 def _title(measure: SequenceMeasure) -> str:

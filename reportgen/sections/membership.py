@@ -6,13 +6,22 @@ percentile that random relabellings of the same targets reach.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 from matplotlib.figure import Figure
 
-from reportgen.metrics.membership import MIN_TARGETS, MembershipResult, compute_membership_section
-from reportgen.metrics.registry import HeadlineSpec, Reading, Section
-from reportgen.params import Interval
+from reportgen.errors import InvalidParameterError
+from reportgen.metrics.membership import (
+    MIN_TARGETS,
+    EpsilonClaim,
+    MembershipResult,
+    compute_membership_section,
+)
+from reportgen.metrics.registry import Alarm, HeadlineSpec, Reading, Section
+from reportgen.params import Interval, NoneValue
 from reportgen.render.membership_figures import roc_figure
-from reportgen.results import Headline, SectionResult
+from reportgen.results import Finding, Headline, ReportResults, SectionResult
 from reportgen.rules import BeyondLevel, ShareAboveReference
 from reportgen.settings import MIA_MAX_TARGETS, Setting
 
@@ -25,6 +34,72 @@ EPSILON_MEANING = (
     "measured on rows drawn at random from this training/holdout split, so for typical rows, not the "
     "worst case a guarantee covers; it holds with 97.5% confidence for every attack and view together."
 )
+
+
+EPS, DELTA = "\N{GREEK SMALL LETTER EPSILON}", "\N{GREEK SMALL LETTER DELTA}"
+CLAIM_CONTRADICTED = "epsilon_claim_contradicted"
+POPULATION_LEVEL = (
+    "a population-level bound (pooled over records; Jälkö et al., 2026), so it can refute a claim, "
+    "never confirm one"
+)
+
+
+def _claim_terms(claim: EpsilonClaim) -> str:
+    """The claim in words: "ε = 0.5, δ = 1e-05" (pure: "ε = 0.5, δ = 0")."""
+    return f"{EPS} = {claim.epsilon:g}, {DELTA} = {claim.delta:g}"
+
+
+def _claim_reading(r: MembershipResult) -> Reading | None:
+    """The bound at the claimed delta, on page 1 with whether it contradicts the claim; None without one."""
+    claim = r.claim
+    if claim is None:
+        return None
+    outcome = (
+        f"it is above the claimed {EPS}: the attacks contradict the claim"
+        if claim.contradicted
+        else f"it is not above the claimed {EPS}: the attacks do not contradict the claim"
+    )
+    return Reading(
+        value=claim.lower_bound,
+        label=f"Claimed differential privacy ({_claim_terms(claim)}): empirical {EPS} lower bound",
+        meaning=(
+            f"The {EPS} the attacks prove at the claimed {DELTA}, "
+            f"with 97.5% confidence; {outcome}. It is {POPULATION_LEVEL}."
+        ),
+    )
+
+
+def _claim_alarms(
+    result: MembershipResult, results: ReportResults, raised: Sequence[Finding]
+) -> list[Finding]:
+    """An error finding when the evidence contradicts the claimed differential privacy."""
+    claim = result.claim
+    if claim is None or not claim.contradicted:
+        return []
+    return [
+        Finding(
+            severity="error",
+            code=CLAIM_CONTRADICTED,
+            table=claim.table,
+            message=(
+                f"The generator is claimed to be differentially private with {_claim_terms(claim)}, but the "
+                f"{claim.attack} membership attack proves an {EPS} of at least "
+                f"{claim.lower_bound:.2f} at that {DELTA} (97.5% confidence): the evidence "
+                f"contradicts the claim. The bound is {POPULATION_LEVEL}; check the generator's privacy "
+                "accounting and its implementation before relying on the claim."
+            ),
+        )
+    ]
+
+
+def _check_claim(values: Mapping[str, Any], where: str) -> None:
+    """A claimed delta needs a claimed epsilon: alone it would be silently unused."""
+    if values.get("claimed_delta") is not None and values.get("claimed_epsilon") is None:
+        raise InvalidParameterError(
+            f"{where}() got claimed_delta={values['claimed_delta']!r} without claimed_epsilon: a claim of "
+            f"({EPS}, {DELTA})-differential privacy needs both; "
+            "give claimed_epsilon too (--claimed-epsilon on the command line)."
+        )
 
 
 def _figures(result: SectionResult) -> dict[str, Figure]:
@@ -58,6 +133,31 @@ def _at_chance(auc: Headline) -> str:
     )
 
 
+def _epsilon_spec(
+    name: str,
+    label: str,
+    meaning: str,
+    read: Callable[[MembershipResult], Reading | None],
+    bar_setting: str | None = None,
+) -> HeadlineSpec:
+    """An epsilon lower bound on page 1: above 0 by more than its noise is a concern; lower is better."""
+    return HeadlineSpec(
+        name=name,
+        label=label,
+        unit="number",
+        higher_is_better=False,
+        concern="privacy",
+        meaning=meaning,
+        read=read,
+        rule=BeyondLevel(),
+        tolerance=EPSILON_TOLERANCE,
+        reference_kind="none",
+        compares_holdout=True,
+        assumes_unseen_holdout=True,
+        bar_setting=bar_setting,
+    )
+
+
 SECTION = Section(
     name="membership",
     title="Privacy: membership inference attacks",
@@ -75,7 +175,27 @@ SECTION = Section(
             (Interval(int, MIN_TARGETS, None),),
             aliases=("--max-targets",),
         ),
+        Setting(
+            "claimed_epsilon",
+            None,
+            f"the {EPS} of the generator's claimed differential privacy, audited "
+            "against the attacks' lower bound (a bound above it fails a release bar)",
+            (NoneValue(), Interval(float, 0, None)),
+            parse=float,
+            metavar="EPS",
+        ),
+        Setting(
+            "claimed_delta",
+            None,
+            f"the {DELTA} of that claim (default 0: pure {EPS}-DP)",
+            (NoneValue(), Interval(float, 0, 1, closed="left")),
+            parse=float,
+            metavar="DELTA",
+        ),
     ),
+    check_settings=_check_claim,
+    raise_alarms=_claim_alarms,
+    alarms=(Alarm(CLAIM_CONTRADICTED, "privacy"),),
     headlines=(
         HeadlineSpec(
             name="mia_auc",
@@ -111,19 +231,14 @@ SECTION = Section(
             compares_holdout=True,
             assumes_unseen_holdout=True,
         ),
-        HeadlineSpec(
-            name="epsilon_lower",
-            label="Empirical \N{GREEK SMALL LETTER EPSILON} lower bound",
-            unit="number",
-            higher_is_better=False,
-            concern="privacy",
-            meaning=EPSILON_MEANING,
-            read=_epsilon,
-            rule=BeyondLevel(),
-            tolerance=EPSILON_TOLERANCE,
-            reference_kind="none",
-            compares_holdout=True,
-            assumes_unseen_holdout=True,
+        _epsilon_spec("epsilon_lower", f"Empirical {EPS} lower bound", EPSILON_MEANING, _epsilon),
+        _epsilon_spec(
+            "epsilon_claim",
+            f"Claimed differential privacy: empirical {EPS} lower bound",
+            f"The {EPS} the attacks prove at a claimed {DELTA}; shown only when a claim is given "
+            f"(claimed_epsilon), whose {EPS} is then its bar. It is {POPULATION_LEVEL}.",
+            _claim_reading,
+            bar_setting="claimed_epsilon",
         ),
     ),
 )

@@ -17,7 +17,13 @@ from reportgen.data.io import read_schema, write_schema
 from reportgen.data.roles import TRAIN
 from reportgen.errors import SchemaError
 from reportgen.metrics.registry import MetricNotApplicable
-from reportgen.metrics.sequences import MIN_VALUES, SequencesResult, compute_sequences, ordered_rows
+from reportgen.metrics.sequences import (
+    MIN_VALUES,
+    SequencesResult,
+    compute_sequences,
+    lag1_autocorrelation,
+    ordered_rows,
+)
 from reportgen.preparation import prepare_context
 from reportgen.reference_split import training_split
 from reportgen.render.document import appendix_numbers, judge
@@ -107,16 +113,21 @@ def page_one(result: SequencesResult):
 
 def test_an_honest_sample_stays_within_its_references(results):
     honest = results["honest"]
-    assert len(shortfalls(honest)) == 9  # 3 measures of date, amount and status
+    assert len(shortfalls(honest)) == 10  # 3 measures of date and status, 4 of amount
     assert all(gap < WITHIN for gap in shortfalls(honest).values()), shortfalls(honest)
     headline = page_one(honest)
     assert headline.name == "sequence_similarity" and not headline.worse
     assert 0 <= headline.value <= 100 and headline.reference is not None
 
 
-def test_a_shuffled_order_is_caught_by_the_steps_and_transitions_only(results):
+def test_a_shuffled_order_is_caught_by_the_steps_autocorrelation_and_transitions_only(results):
     gaps = shortfalls(results["shuffled"])
-    caught = {("amount", "steps"), ("status", "transitions"), ("status", "stay")}
+    caught = {
+        ("amount", "steps"),
+        ("amount", "autocorrelation"),
+        ("status", "transitions"),
+        ("status", "stay"),
+    }
     assert all(gaps[key] > CLEARLY for key in caught), gaps
     # what a sequence holds is unchanged (its mean, spread and distinct values), and so are the dates
     assert all(gap < WITHIN for key, gap in gaps.items() if key not in caught), gaps
@@ -200,7 +211,8 @@ def test_the_page_and_the_json_show_aggregates_only(results):
     )
     text = result.model_dump_json()
     assert 'visits</span> per <span class="name">customers' in page and "KS(" in method
-    assert page.count('class="num bad"') == 3  # the shuffled steps, transitions and stays, by page 1's rule
+    # the shuffled steps, autocorrelation, transitions and stays, by page 1's rule
+    assert page.count('class="num bad"') == 4
     assert f"needs {MIN_VALUES} training sequences" in method  # the constants the appendix writes out
     assert f"at least {MIN_VALUES} real steps" in method
     assert SECRET not in page and SECRET not in text
@@ -281,10 +293,10 @@ def test_one_shuffled_column_among_many_is_caught_by_the_headline():
     honest = sequences(train, holdout, synth, schema)
     shuffled = sequences(train, holdout, shuffle_within(synth, ["amount"], 14), schema)
     (table,) = shuffled.tables
-    assert len(table.measures) == 21
+    assert len(table.measures) == 26  # 4 of each of 5 numbers, 3 of the date and of the status
     # the mean over the measures hardly moves: the old headline (the mean) did not see it
     assert table.reference - table.similarity < 0.05 < table.worst.shortfall
-    assert (table.worst.column, table.worst.measure) == ("amount", "steps")
+    assert table.worst.column == "amount" and table.worst.measure in ("steps", "autocorrelation")
     assert page_one(shuffled).worse and not page_one(honest).worse
     assert all(m.excess < 0 for m in honest.tables[0].measures), shortfalls(honest)
 
@@ -423,3 +435,52 @@ def test_the_page_shows_the_shares_before_the_parent_and_marks_the_defect(claims
         result=None, results=None, numbers=appendix_numbers(env, sections())
     )
     assert "3 · √" in method and "before the parent" in method
+
+
+def test_lag1_autocorrelation_known_answers():
+    ramp = np.array([[-1.0, 0.0], [0.0, 1.0]])  # one sequence -1, 0, 1 centred on its mean
+    assert lag1_autocorrelation(ramp) == 0.0  # sum(d_t d_t+1) = 0
+    assert lag1_autocorrelation(np.array([[1.0, 2.0], [2.0, 4.0]])) == pytest.approx(1.0)
+    assert lag1_autocorrelation(np.array([[1.0, -1.0], [-1.0, 1.0]])) == pytest.approx(-1.0)
+    assert lag1_autocorrelation(np.zeros((3, 2))) == 0.0 and lag1_autocorrelation(np.zeros((0, 2))) == 0.0
+
+
+def careers(n: int, seed: int, first_id: int, shuffled: bool = False) -> dict[str, pd.DataFrame]:
+    """Seasons that rise and fall over a career (a player's games), each season's value once, in any order."""
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(4, 15, n)
+    cid = np.repeat(np.arange(first_id, first_id + n), lengths)
+    season = pd.Series(np.ones(len(cid))).groupby(cid).cumsum().to_numpy()
+    length = np.repeat(lengths, lengths)
+    arc = 60 * (1 - ((season - 1) / (length - 1) * 2 - 1) ** 2)  # 0 at both ends, 60 mid-career
+    games = np.repeat(rng.normal(60, 20, n), lengths) + arc + rng.normal(0, 8, len(cid))
+    if shuffled:  # each player's seasons in a random order: the same values, no career
+        games = games[np.lexsort((rng.random(len(cid)), cid))]
+    visits = pd.DataFrame(
+        {"vid": np.arange(len(cid)) + 100 * first_id, "cid": cid, "year": season, "games": games}
+    )
+    customers = pd.DataFrame({"cid": np.arange(first_id, first_id + n)})
+    return {"customers": customers, "visits": visits}
+
+
+def test_seasons_shuffled_within_a_career_are_caught_by_the_autocorrelation():
+    schema = Schema(
+        customers=Table(cid=PrimaryKey()),
+        visits=Table(
+            vid=PrimaryKey(),
+            cid=ForeignKey(parent="customers"),
+            year="integer",
+            games="numeric",
+            order_by=["year"],
+        ),
+    )
+    train, holdout = careers(300, 1, 0), RelationalData(careers(300, 2, 1000), schema)
+    found = {
+        shuffled: shortfalls(
+            sequences(train, holdout, RelationalData(careers(300, 3, 5000, shuffled), schema), schema)
+        )
+        for shuffled in (False, True)
+    }
+    assert found[True][("games", "autocorrelation")] > CLEARLY, found[True]
+    assert all(gap < WITHIN for gap in found[False].values()), found[False]
+    assert found[True][("games", "mean")] < WITHIN and found[True][("games", "spread")] < WITHIN

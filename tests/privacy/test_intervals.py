@@ -51,6 +51,32 @@ def test_the_epsilon_bounds_match_a_direct_computation(tp, fp, n_pos, n_neg):
     assert float(got[1]) == pytest.approx(complementary, abs=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("tp", "fp", "n_pos", "n_neg", "delta"),
+    [(900, 10, 1000, 1000, 1e-5), (900, 10, 1000, 1000, 0.3), (60, 2, 100, 100, 0.1)],
+)
+def test_the_bounds_at_a_claimed_delta_match_the_inequalities_with_delta(tp, fp, n_pos, n_neg, delta):
+    """(eps, delta)-DP: TPR <= e^eps FPR + delta and 1 - FPR <= e^eps (1 - TPR) + delta (Jagielski et al.)."""
+    tpr_low = beta.ppf(0.05, tp, n_pos - tp + 1)
+    fpr_high = beta.ppf(0.95, fp + 1, n_neg - fp)
+    direct = max(0.0, math.log((tpr_low - delta) / fpr_high)) if tpr_low > delta else 0.0
+    complementary = (
+        max(0.0, math.log((1 - fpr_high - delta) / (1 - tpr_low))) if 1 - fpr_high > delta else 0.0
+    )
+    got = epsilon_lower_bounds(tp, fp, n_pos, n_neg, delta=delta)
+    assert float(got[0]) == pytest.approx(direct, abs=1e-9)
+    assert float(got[1]) == pytest.approx(complementary, abs=1e-9)
+    pure = epsilon_lower_bounds(tp, fp, n_pos, n_neg)
+    assert got[0] <= pure[0] and got[1] <= pure[1]  # a delta can only weaken what the rates prove
+    assert [float(b) for b in epsilon_lower_bounds(tp, fp, n_pos, n_neg, delta=0.0)] == [
+        float(b) for b in pure
+    ]
+
+
+def test_a_rate_no_higher_than_delta_proves_nothing():
+    assert [float(b) for b in epsilon_lower_bounds(5, 0, 100, 100, delta=0.5)] == [0.0, 0.0]
+
+
 def test_no_hit_or_no_evidence_gives_zero_not_minus_infinity():
     direct, complementary = epsilon_lower_bounds(np.array([0, 10, 100]), np.array([0, 10, 100]), 100, 100)
     assert np.all(direct == 0.0) and np.all(complementary == 0.0)
