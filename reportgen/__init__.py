@@ -31,6 +31,8 @@ _LAZY = {
     "ReportResults": "reportgen.results",
     "ReportColumns": "reportgen.settings",
     "audit": "reportgen.auditing",
+    "compare_candidates": "reportgen.candidates",
+    "CandidateComparison": "reportgen.choice",
     "compute_membership": "reportgen.standalone",
     "compute_privacy_stats": "reportgen.standalone",
     "compute_privacy_risks": "reportgen.standalone",
@@ -47,6 +49,8 @@ _WIRED = {"ReportResults": "reportgen.catalogue"}
 if TYPE_CHECKING:
     from reportgen.api import report
     from reportgen.auditing import audit
+    from reportgen.candidates import compare_candidates
+    from reportgen.choice import CandidateComparison
     from reportgen.data import sources
     from reportgen.data.relational import RelationalData, SplitWarning
     from reportgen.data.schema import ColumnKind, ForeignKey, PrimaryKey, Schema, Table
@@ -78,6 +82,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "CandidateComparison",
     "ColumnKind",
     "DataError",
     "Finding",
@@ -98,6 +103,7 @@ __all__ = [
     "Verification",
     "__version__",
     "audit",
+    "compare_candidates",
     "compute_membership",
     "compute_privacy_risks",
     "compute_privacy_stats",

@@ -23,31 +23,33 @@ from reportgen.junit import write_junit
 from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.preparation import DataInput, prepared
+from reportgen.real_side import RealSide
 from reportgen.render.document import output_format, write_report
 from reportgen.results import ReportResults
 from reportgen.settings import ReportColumns, ReportSettings
 from reportgen.standards import standards
 from reportgen.verdict import verdicts
 
+REPORT_PARAMETERS: dict[str, list[Any]] = {
+    "path": [InstanceOf((str, Path), "a str or pathlib.Path")],
+    "n_max_train": [Interval(int, 1, None)],
+    "n_max_test": [Interval(int, 1, None)],
+    "n_max_synth": [Interval(int, 1, None)],
+    "seed": [Interval(int, 0, 2**32 - 1)],
+    "max_categories": [Interval(int, 2, None)],
+    "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
+    "targets": [NoneValue(), InstanceOf((Mapping,), "a dict of table name to target column")],
+    "title": [NoneValue(), InstanceOf((str,), "a str")],
+    "fail_under": [NoneValue(), InstanceOf((Mapping,), "a dict of bar name to number")],
+    "previous": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
+    "allow_not_evaluated": [InstanceOf((bool,), "a bool")],
+    "junit": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
+    "decision": [NoneValue(), InstanceOf((Mapping, Decision), "a dict or a Decision")],
+}
+"""How ``report()`` checks its parameters (``compare_candidates`` checks the ones it shares the same way)."""
 
-@validate_params(
-    {
-        "path": [InstanceOf((str, Path), "a str or pathlib.Path")],
-        "n_max_train": [Interval(int, 1, None)],
-        "n_max_test": [Interval(int, 1, None)],
-        "n_max_synth": [Interval(int, 1, None)],
-        "seed": [Interval(int, 0, 2**32 - 1)],
-        "max_categories": [Interval(int, 2, None)],
-        "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
-        "targets": [NoneValue(), InstanceOf((Mapping,), "a dict of table name to target column")],
-        "title": [NoneValue(), InstanceOf((str,), "a str")],
-        "fail_under": [NoneValue(), InstanceOf((Mapping,), "a dict of bar name to number")],
-        "previous": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
-        "allow_not_evaluated": [InstanceOf((bool,), "a bool")],
-        "junit": [NoneValue(), InstanceOf((str, Path), "a str or pathlib.Path")],
-        "decision": [NoneValue(), InstanceOf((Mapping, Decision), "a dict or a Decision")],
-    }
-)
+
+@validate_params(REPORT_PARAMETERS)
 def report(
     data_train: DataInput,
     data_test: DataInput | None,
@@ -118,27 +120,30 @@ def report(
     check_output_path(Path(path))
     if junit is not None:
         check_output_path(Path(junit))
-    shared = ReportSettings(
+    settings = run_settings(
         seed=seed,
         n_max_train=n_max_train,
         n_max_test=n_max_test,
         n_max_synth=n_max_synth,
         max_categories=max_categories,
-        columns=columns or ReportColumns(),
-        targets=dict(targets) if targets else None,
+        columns=columns,
+        targets=targets,
+        section_settings=section_settings,
     )
-    settings = report_settings(shared, **section_settings)
     bars = setting_bars(settings) | bars_in_force(fail_under)
     recorded = None if decision is None else decision_from(decision, "report()")
     before = None if previous is None else load_previous(previous)
     notify = progress or (lambda stage, fraction: None)
     notify("Checking the data", 0.0)
-    with prepared(data_train, data_test, data_synth, settings, schema=schema) as context:
-        results = evaluate(context, title=title or _default_title(context), notify=notify)
-    results.gates = evaluate_gates(results, bars, allow_not_evaluated=allow_not_evaluated)
-    mark_bars(results.headlines, results.gates)
-    results.verdicts = verdicts(results)
-    results.standards = standards(results)
+    results = judged(
+        (data_train, data_test, data_synth),
+        settings,
+        bars,
+        schema=schema,
+        title=title,
+        allow_not_evaluated=allow_not_evaluated,
+        notify=notify,
+    )
     results.decision = recorded
     if before is not None:
         results.comparison = compare(results, before, str(previous))
@@ -148,6 +153,57 @@ def report(
         write_junit(results, Path(junit), report=Path(path))
     notify("Done", 1.0)
     return results
+
+
+def judged(
+    data: tuple[DataInput, DataInput | None, DataInput],
+    settings: ReportSettings,
+    bars: Mapping[str, float],
+    *,
+    schema: Schema | str | Path | Mapping[str, Any] | None,
+    title: str | None,
+    allow_not_evaluated: bool,
+    notify: Progress,
+    real_side: RealSide | None = None,
+) -> ReportResults:
+    """One synthetic dataset prepared, evaluated and judged: ``report()`` before its decision and writing.
+
+    Judged: its bars, verdicts and standards rows.
+
+    ``data`` is the training, holdout and synthetic input; ``real_side`` the
+    ``EvaluationContext.real_side`` to use (``compare_candidates`` shares one between candidates).
+    """
+    with prepared(*data, settings, schema=schema, real_side=real_side) as context:
+        results = evaluate(context, title=title or _default_title(context), notify=notify)
+    results.gates = evaluate_gates(results, bars, allow_not_evaluated=allow_not_evaluated)
+    mark_bars(results.headlines, results.gates)
+    results.verdicts = verdicts(results)
+    results.standards = standards(results)
+    return results
+
+
+def run_settings(
+    *,
+    seed: int,
+    n_max_train: int,
+    n_max_test: int,
+    n_max_synth: int,
+    max_categories: int,
+    columns: ReportColumns | None,
+    targets: Mapping[str, str] | None,
+    section_settings: Mapping[str, Any],
+) -> ReportSettings:
+    """A run's settings from ``report()``'s keywords, the sections' own checked against their declarations."""
+    shared = ReportSettings(
+        seed=seed,
+        n_max_train=n_max_train,
+        n_max_test=n_max_test,
+        n_max_synth=n_max_synth,
+        max_categories=max_categories,
+        columns=columns or ReportColumns(),
+        targets=dict(targets) if targets else None,
+    )
+    return report_settings(shared, **section_settings)
 
 
 def _default_title(context: EvaluationContext) -> str:

@@ -29,6 +29,10 @@ _EPILOG_PRIVACY = (
     "Exit codes: 0 success, 3 a number could not be measured (the reason is printed; as report's bars, "
     "unless --allow-not-evaluated), 2 bad input or usage, 1 unexpected failure."
 )
+_EPILOG_COMPARE = (
+    "Exit codes: 0 a candidate is recommended, 3 none can be (each one's reason is printed), 2 bad input "
+    "or usage, 1 unexpected failure."
+)
 _EXIT_VERIFY = (
     "Exit codes: 0 everything checked matches, 4 something does not match or is missing (listed), "
     "2 bad input or usage, 1 unexpected failure."
@@ -42,6 +46,7 @@ _EPILOG_NO_BARS = (
 _SETTINGS_OF: dict[str, tuple[str, ...] | None] = {
     "report": None,
     "privacy": ("privacy", "membership", "privacy_risks"),
+    "compare": None,
 }
 
 
@@ -120,43 +125,7 @@ def _parser(*, with_settings: bool = True) -> argparse.ArgumentParser:
     _add_inputs(rep)
     rep.add_argument("--test", help="real holdout data the generator never saw (recommended)")
     rep.add_argument("--out", required=True, help="output file: .pdf or .html (a .json is written beside it)")
-    rep.add_argument("--title", help="title on the first page")
-    for role in ("train", "test", "synth"):
-        rep.add_argument(
-            f"--n-max-{role}",
-            type=int,
-            default=50_000,
-            metavar="N",
-            help=f"cap on {role} rows per table (default 50000)",
-        )
-    rep.add_argument(
-        "--max-categories",
-        type=int,
-        default=20,
-        metavar="N",
-        help="numbers with at most N distinct values are categorical (default 20)",
-    )
-    rep.add_argument(
-        "--target",
-        action="append",
-        default=[],
-        metavar="TABLE=COLUMN",
-        help="the column the utility models predict, repeatable (one table: COLUMN alone is enough)",
-    )
-    rep.add_argument(
-        "--fail-under",
-        action=_BarsAction,
-        default=[],
-        metavar="NAME=VALUE",
-    )
-    rep.add_argument(
-        "--allow-not-evaluated",
-        action="store_true",
-        help="a bar whose number could not be computed does not fail the release (default: it fails)",
-    )
-    if with_settings:
-        _add_settings(rep, _SETTINGS_OF["report"])
-    _add_in_place(rep)
+    _add_judging(rep, _SETTINGS_OF["report"], with_settings)
     rep.add_argument(
         "--junit",
         metavar="FILE",
@@ -170,6 +139,41 @@ def _parser(*, with_settings: bool = True) -> argparse.ArgumentParser:
     )
     _add_quiet(rep)
     rep.set_defaults(run=_run_report)
+
+    cmp = commands.add_parser(
+        "compare",
+        help="judge several synthetic datasets of the same real data in one run and recommend one",
+        description=(
+            "Each candidate is judged exactly as 'reportgen report' judges it (the same numbers, bars "
+            "and verdicts), sharing the work on the real data; page 1 ranks the candidates on every "
+            "headline and names the one the stated rule recommends (never one that fails a bar or "
+            "whose privacy verdict is not a pass). Inputs as for 'reportgen report'."
+        ),
+        epilog=_EPILOG_COMPARE,
+    )
+    _add_inputs(
+        cmp,
+        candidates=True,
+        synth_help=(
+            "a candidate's synthetic data, repeatable: NAME=PATH, or PATH alone (named after its file or "
+            "folder), e.g. --synth ctgan=synthetic/ctgan/ --synth tvae=synthetic/tvae/"
+        ),
+    )
+    cmp.add_argument("--test", help="real holdout data the generator never saw (needed for a privacy pass)")
+    cmp.add_argument(
+        "--out", required=True, help="the comparison: .pdf or .html (a .json is written beside it)"
+    )
+    cmp.add_argument(
+        "--reports",
+        metavar="FOLDER",
+        help="also write each candidate's own full report there (NAME.pdf or .html)",
+    )
+    _add_judging(cmp, _SETTINGS_OF["compare"], with_settings)
+    cmp.add_argument(
+        "--config", metavar="FILE", help="release configuration (YAML or JSON) with fail_under bars"
+    )
+    _add_quiet(cmp)
+    cmp.set_defaults(run=_run_compare)
 
     priv = commands.add_parser(
         "privacy",
@@ -282,10 +286,61 @@ def _parser(*, with_settings: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def _add_inputs(parser: argparse.ArgumentParser, *, synth_help: str = "synthetic data") -> None:
-    """The options every evaluating command shares: the inputs, their schema and the seed."""
+def _add_judging(
+    parser: argparse.ArgumentParser, settings_of: tuple[str, ...] | None, with_settings: bool
+) -> None:
+    """The options of ``report`` that ``compare`` shares: title, caps, targets, bars, settings, in place."""
+    parser.add_argument("--title", help="title on the first page")
+    for role in ("train", "test", "synth"):
+        parser.add_argument(
+            f"--n-max-{role}",
+            type=int,
+            default=50_000,
+            metavar="N",
+            help=f"cap on {role} rows per table (default 50000)",
+        )
+    parser.add_argument(
+        "--max-categories",
+        type=int,
+        default=20,
+        metavar="N",
+        help="numbers with at most N distinct values are categorical (default 20)",
+    )
+    parser.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="TABLE=COLUMN",
+        help="the column the utility models predict, repeatable (one table: COLUMN alone is enough)",
+    )
+    parser.add_argument(
+        "--fail-under",
+        action=_BarsAction,
+        default=[],
+        metavar="NAME=VALUE",
+    )
+    parser.add_argument(
+        "--allow-not-evaluated",
+        action="store_true",
+        help="a bar whose number could not be computed does not fail the release (default: it fails)",
+    )
+    if with_settings:
+        _add_settings(parser, settings_of)
+    _add_in_place(parser)
+
+
+def _add_inputs(
+    parser: argparse.ArgumentParser, *, synth_help: str = "synthetic data", candidates: bool = False
+) -> None:
+    """The options every evaluating command shares: the inputs, their schema and the seed.
+
+    ``candidates``: ``--synth`` is repeatable, one candidate each (``compare``).
+    """
     parser.add_argument("--train", required=True, help="real training data (what the generator saw)")
-    parser.add_argument("--synth", required=True, help=synth_help)
+    if candidates:
+        parser.add_argument("--synth", required=True, action="append", metavar="[NAME=]PATH", help=synth_help)
+    else:
+        parser.add_argument("--synth", required=True, help=synth_help)
     parser.add_argument("--schema", help="schema file (YAML or JSON) applied to every input")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random step (default 0)")
 
@@ -394,6 +449,89 @@ def _run_report(args: argparse.Namespace) -> int:
                 f"reportgen: regression since the previous release: {change.label.lower()}", file=sys.stderr
             )
     return EXIT_OK if results.gates.passed else EXIT_BAR_FAILED
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from reportgen.candidates import compare_candidates
+    from reportgen.config import read_config
+    from reportgen.data.io import read_schema
+    from reportgen.data.sources import is_lake_input
+    from reportgen.gates import parse_bar
+
+    _check_out(args.out)
+    specs = candidate_specs(args.synth)
+    settings = _given_settings(args)
+    schema = read_schema(args.schema) if args.schema else None
+    paths = list(specs.values())
+    args.synth = paths[0]
+    args.in_place = in_place(args) or any(is_lake_input(p) for p in paths)  # read in place: all alike
+    train, test, _, tables = _inputs(args, schema)  # the real data, loaded (or opened) once
+    candidates = {name: _candidate(args, path, schema) for name, path in specs.items()}
+    bars = read_config(args.config).fail_under if args.config else {}
+    bars |= dict(parse_bar(text) for text in args.fail_under)
+    comparison = compare_candidates(
+        train,
+        test,
+        candidates,
+        args.out,
+        reports=args.reports,
+        fail_under=bars,
+        allow_not_evaluated=args.allow_not_evaluated,
+        schema=schema if isinstance(train, str) else None,  # loaded data already carries it
+        targets=_targets(args.target, tables),
+        n_max_train=args.n_max_train,
+        n_max_test=args.n_max_test,
+        n_max_synth=args.n_max_synth,
+        max_categories=args.max_categories,
+        seed=args.seed,
+        title=args.title,
+        progress=_progress(args),
+        **settings,
+    )
+    print(f"Comparison written to {args.out} (results: {Path(args.out).with_suffix('.json')})")
+    if comparison.recommended is None:
+        for candidate in comparison.candidates:
+            print(f"reportgen: {candidate.name} cannot be recommended: {candidate.excluded}", file=sys.stderr)
+        return EXIT_BAR_FAILED
+    print(f"Recommended: {comparison.recommended}")
+    return EXIT_OK
+
+
+def candidate_specs(texts: Sequence[str]) -> dict[str, str]:
+    """``--synth`` values as {name: path}: ``NAME=PATH``, or a path named after its file or folder."""
+    specs: dict[str, str] = {}
+    for text in texts:
+        name, sep, path = text.partition("=")
+        if not sep or Path(text).exists():
+            name, path = _name_of(text), text
+        name, path = name.strip(), path.strip()
+        if not name or not path:
+            raise InvalidParameterError(
+                f"--synth {text!r}: expected NAME=PATH (or a PATH alone), "
+                "e.g. --synth ctgan=synthetic/ctgan/."
+            )
+        if name in specs:
+            raise InvalidParameterError(
+                f"--synth {text!r}: a candidate named {name!r} was given already ({specs[name]!r}); "
+                "give each candidate its own name with NAME=PATH."
+            )
+        specs[name] = path
+    return specs
+
+
+def _candidate(args: argparse.Namespace, path: str, schema: Schema | None) -> Any:
+    """One candidate's synthetic data as ``_inputs`` passes it on: a path read in place, or loaded."""
+    from reportgen.data.io import load
+
+    if args.in_place:
+        return _with_spark_conf(path, args.spark_conf)
+    return load(path, schema)
+
+
+def _name_of(path: str) -> str:
+    """A candidate's name from its path: the file's name without suffixes, or the folder's name."""
+    given = Path(path.rstrip("/\\"))
+    return given.name.split(".")[0] if given.suffix else given.name
 
 
 def _inputs(args: argparse.Namespace, schema: Schema | None) -> tuple[Any, Any, Any, list[str]]:

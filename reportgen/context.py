@@ -28,6 +28,7 @@ from reportgen.data.schema import ColumnKind, Relation, Table
 from reportgen.data.sequence_view import sequence_view
 from reportgen.fingerprint_model import TableFingerprint
 from reportgen.privacy.distance_space import DistanceSpace, EmbeddedRows
+from reportgen.real_side import RealSide
 from reportgen.results import Basis, Finding
 from reportgen.seeding import derived_rng, derived_seed
 from reportgen.settings import ReportSettings
@@ -81,6 +82,9 @@ class EvaluationContext:
     """Whether this context's section runs in a background thread beside the other sections (see
     ``reportgen.evaluation._compute_sections``): work that would hold the interpreter lock for long then
     goes to a process of its own."""
+    real_side: RealSide = field(default_factory=RealSide, repr=False)
+    """Results computed from the real data alone, reused where another evaluation against the same
+    real data computed them from the same inputs (``reportgen.compare_candidates`` shares one)."""
     _prepared: dict[str, PreparedTable] = field(default_factory=dict, repr=False)
     _entities: dict[str, EntityView] = field(default_factory=dict, repr=False)
     _views: dict[str, DistanceView] = field(default_factory=dict, repr=False)  # empty until built

@@ -38,6 +38,7 @@ from reportgen.errors import IncompatibleDataError
 from reportgen.metrics.targets import resolve_targets
 from reportgen.privacy.distance_space import CategoricalEncoding
 from reportgen.provenance import fingerprints
+from reportgen.real_side import RealSide
 from reportgen.render.formatting import listed
 from reportgen.results import Finding
 from reportgen.seeding import derived_seed
@@ -57,6 +58,7 @@ def prepare_context(
     schema: SchemaSource | Mapping[str, Any] = None,
     missing_elsewhere: Mapping[str, Collection[str]] | None = None,
     keep_order: Collection[str] = (),
+    real_side: RealSide | None = None,
 ) -> EvaluationContext:
     """Validate the three inputs against the training data's schema and sample them.
 
@@ -68,6 +70,7 @@ def prepare_context(
     ``missing_elsewhere`` is ``EvaluationContext.missing_elsewhere``. Section settings missing
     from ``settings`` take their declared defaults. ``schema`` is a ``Schema``, a schema file,
     or its plain data (reportgen's layout, the neutral ``metadata.json`` or SDV's ``to_dict()``).
+    ``real_side`` is the context's ``EvaluationContext.real_side`` (default: a new one).
     """
     settings = report_settings(settings)
     if isinstance(schema, Mapping) and not isinstance(schema, Schema):  # plain data (a Schema is a Mapping)
@@ -83,6 +86,8 @@ def prepare_context(
         context = _prepared(
             data_train, data_test, data_synth, settings, schema, in_place, missing_elsewhere, keep_order
         )
+        if real_side is not None:
+            context.real_side = real_side
     except BaseException:
         if in_place is not None:
             in_place.close_opened()

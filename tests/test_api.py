@@ -142,6 +142,7 @@ def test_bad_parameters_get_one_message_form(people, tmp_path, kwargs, message):
 
 def test_public_names_are_exactly_these():
     assert set(reportgen.__all__) == {
+        "CandidateComparison",
         "ColumnKind",
         "DataError",
         "Finding",
@@ -162,6 +163,7 @@ def test_public_names_are_exactly_these():
         "Verification",
         "__version__",
         "audit",
+        "compare_candidates",
         "compute_membership",
         "compute_privacy_risks",
         "compute_privacy_stats",

@@ -131,7 +131,12 @@ def measure(
         return reason
     apart = ctx.beside_others and worth_training_apart(len(rows.train))
     fit = fit_one_class_apart if apart else fit_one_class  # the same network either way
-    embedding = fit(rows.train, ctx.rng(f"alpha_beta:network:{name}"), config)
+    stream = f"alpha_beta:network:{name}"
+    embedding = ctx.real_side.result(  # trained on real rows alone: reused where they are the same
+        "alpha_beta:one-class network",
+        [rows.train, repr(config), ctx.seed_for(stream)],
+        lambda: fit(rows.train, ctx.rng(stream), config),
+    )
     sets = {"synthetic": embedding.transform(rows.synth)}
     if rows.test is not None and len(rows.test) >= MIN_GENERATED_ROWS:
         sets["holdout"] = embedding.transform(rows.test)

@@ -293,9 +293,7 @@ def _view_detection(ctx: EvaluationContext, name: str, view: _View) -> TableDete
         leading = _leading(fit, list(view.kinds), rng) if synthetic.low > 0.5 else []
         holdout = None
         if TEST in view.frames and len(view.frames[TEST]) >= MIN_ROWS:
-            holdout = _estimate(
-                _fit(view, TEST, ctx.rng(f"detection-reference:{name}"), ctx.settings.n_max_detection)
-            )
+            holdout = _holdout_estimate(ctx, name, view)
     table = TableDetection(
         table=name,
         view=view.kind,
@@ -306,6 +304,22 @@ def _view_detection(ctx: EvaluationContext, name: str, view: _View) -> TableDete
         training_repeats=fit.training_repeats,
     )
     return table.model_copy(update={"copies_suspected": _copies_suspected(table)})
+
+
+def _holdout_estimate(ctx: EvaluationContext, name: str, view: _View) -> AucEstimate:
+    """The reference: training rows against holdout rows (real alone: reused where they are the same)."""
+    stream, n_max = f"detection-reference:{name}", ctx.settings.n_max_detection
+    return ctx.real_side.result(
+        "detection:training against holdout",
+        [
+            view.frames[TRAIN],
+            view.frames[TEST],
+            {c: k.value for c, k in view.kinds.items()},
+            n_max,
+            ctx.seed_for(stream),
+        ],
+        lambda: _estimate(_fit(view, TEST, ctx.rng(stream), n_max)),
+    )
 
 
 def _fit(view: _View, role: str, rng: np.random.Generator, n_max: int) -> _Fit:

@@ -15,6 +15,9 @@ highest share of exact copies over every table and entity view.
 
 from __future__ import annotations
 
+from functools import partial
+
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
@@ -23,6 +26,7 @@ from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.metrics.registry import measured_and_skipped
 from reportgen.privacy.gower import GowerSpace, MaxSimilarityStats, max_similarity_stats
 from reportgen.privacy.holdout_check import HoldoutCheck, HoldoutOverlap, holdout_check, holdout_overlap
+from reportgen.privacy.neighbour_lists import SubsetNeighbours
 from reportgen.privacy.proximity import (
     NearestNeighbourDistances,
     PrivacyStats,
@@ -196,7 +200,9 @@ def _privacy(ctx: EvaluationContext, name: str, view: DistanceView, section: boo
         )
     else:
         ctx.progress(f"{name}: proximity ratios, {settings.privacy_repeats} repeats")
-        searches = ProximitySearches.plan(rows, settings.privacy_repeats)  # shared with the 1-NN curves
+        searches = ProximitySearches.plan(  # shared with the 1-NN curves
+            rows, settings.privacy_repeats, real_lists=partial(_real_lists, ctx)
+        )
         proximity = proximity_stats(
             rows,
             ctx.rng(f"privacy:{name}"),
@@ -230,6 +236,17 @@ def _privacy(ctx: EvaluationContext, name: str, view: DistanceView, section: boo
         max_similarity=max_similarity,
         holdout_check=_holdout_check(ctx, name, view, frames, searches) if section else None,
         holdout_overlap=_holdout_overlap(ctx, name, frames) if section else None,
+    )
+
+
+def _real_lists(
+    ctx: EvaluationContext, query: np.ndarray, reference: np.ndarray | None, *, share: bool
+) -> SubsetNeighbours:
+    """The neighbour lists of real rows into real rows, reused where the same rows were searched."""
+    return ctx.real_side.result(
+        "privacy:real neighbour lists",
+        [query, reference, share],
+        lambda: SubsetNeighbours.prepare(query, reference, share=share),
     )
 
 

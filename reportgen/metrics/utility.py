@@ -306,7 +306,7 @@ def _table_utility(ctx: EvaluationContext, name: str, target: str) -> TableUtili
         if problem is not None:
             messages.append(f"{_SCORE_NAMES[key]} not computed for any model: {problem}.")
     families = utility_models.FAMILIES
-    models = _model_scores(families, task, _fit_all(ctx, name, task, families, comparisons, problems))
+    models = _model_scores(families, task, _outcomes(ctx, name, task, families, comparisons, problems))
     if task == "classification":  # a library's error may quote a class: the no-leak rule applies
         seen = {v for fit, scored in comparisons.values() for v in (*fit.y, *scored.y)}
         for m in models:
@@ -455,6 +455,31 @@ def _mean(values: Sequence[float | None]) -> float | None:
 
 # -- fitting -----------------------------------------------------------------------------------
 _Outcome = tuple[float | None, str | None]
+
+
+def _outcomes(
+    ctx: EvaluationContext,
+    name: str,
+    task: Task,
+    families: Sequence[Family],
+    comparisons: dict[Comparison, tuple[_Side, _Side]],
+    problems: dict[Comparison, str | None],
+) -> dict[tuple[int, str], _Outcome]:
+    """Every (family, comparison) scored (``_fit_all``).
+
+    R's models, trained and scored on real rows alone, are reused where another evaluation against
+    the same real data trained them on the same rows (``EvaluationContext.real_side``).
+    """
+    fit, scored = comparisons["real"]
+    kinds = {c: k.value for c, k in ctx.table(name).schema.kinds.items() if c in fit.x.columns}
+    seeds = [(f.name, ctx.seed_for(f"utility:{name}:{f.name}")) for f in families]
+    real = ctx.real_side.result(
+        "utility:models trained on real rows",
+        [fit.x, fit.y, scored.x, scored.y, task, problems["real"], kinds, seeds, ctx.settings.max_categories],
+        lambda: _fit_all(ctx, name, task, families, {"real": comparisons["real"]}, problems),
+    )
+    rest: dict[Comparison, tuple[_Side, _Side]] = {k: v for k, v in comparisons.items() if k != "real"}
+    return real | _fit_all(ctx, name, task, families, rest, problems)
 
 
 def _fit_all(

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -199,6 +200,14 @@ def _equal_rows(a: pd.DataFrame, b: pd.DataFrame) -> np.ndarray:
     return equal
 
 
+class PrepareLists(Protocol):
+    """``SubsetNeighbours.prepare``'s signature: the lists of ``query`` rows into ``reference``."""
+
+    def __call__(
+        self, query: np.ndarray, reference: np.ndarray | None, *, share: bool
+    ) -> SubsetNeighbours: ...
+
+
 @dataclass(frozen=True)
 class ProximitySearches:
     """The searches behind the proximity ratios of one table, each shared over the repeats or not.
@@ -215,28 +224,36 @@ class ProximitySearches:
     test_train: SubsetNeighbours | None = None
 
     @classmethod
-    def plan(cls, rows: EmbeddedRows, n_repeats: int) -> ProximitySearches:
+    def plan(
+        cls, rows: EmbeddedRows, n_repeats: int, *, real_lists: PrepareLists | None = None
+    ) -> ProximitySearches:
         """One shared search per pair of sets where it is cheaper than the subsets' own searches.
 
         Counts the searches of ``n_repeats`` repeats and of the 1-NN curves, which read
-        ``train_train`` and ``test_train`` once more.
+        ``train_train`` and ``test_train`` once more. ``real_lists`` prepares the pairs of real
+        rows only (``train_train``, ``train_test``, ``test_train``) in place of
+        ``SubsetNeighbours.prepare``, with the same arguments and answers (a caller keeps them to
+        reuse, see ``reportgen.real_side``).
         """
         half = min(len(rows.train) // 2, len(rows.synth))
 
-        def pair(query: np.ndarray, reference: np.ndarray | None, searches: int) -> SubsetNeighbours:
+        def pair(
+            query: np.ndarray, reference: np.ndarray | None, searches: int, *, real: bool = False
+        ) -> SubsetNeighbours:
             n_reference = len(query) if reference is None else len(reference)
             share = worth_sharing(len(query), n_reference, searches, half, half)
-            return SubsetNeighbours.prepare(query, reference, share=share)
+            prepare = real_lists if real and real_lists is not None else SubsetNeighbours.prepare
+            return prepare(query, reference, share=share)
 
         train, synth, test = rows.train, rows.synth, rows.test
         if test is None:
-            return cls(pair(train, None, 2 * n_repeats + 1), pair(train, synth, n_repeats))
+            return cls(pair(train, None, 2 * n_repeats + 1, real=True), pair(train, synth, n_repeats))
         return cls(
-            pair(train, None, 2 * n_repeats + 1),
+            pair(train, None, 2 * n_repeats + 1, real=True),
             pair(train, synth, n_repeats),
-            pair(train, test, n_repeats),
+            pair(train, test, n_repeats, real=True),
             pair(test, synth, n_repeats),
-            pair(test, train, n_repeats + 1),
+            pair(test, train, n_repeats + 1, real=True),
         )
 
     @classmethod
