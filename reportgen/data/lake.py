@@ -80,14 +80,22 @@ def literal(value: Any, where: str) -> str:
     )
 
 
-def _is_missing_number(x: str) -> str:
-    """SQL that a double is NULL, NaN or infinite.
+def is_nan_sql(x: str) -> str:
+    """SQL that a double is NaN (NULL for NULL): an engine hook (``reportgen.data.dialects``).
 
-    NaN by ``isnan``: DuckDB answers ``x = 'NaN'`` from Parquet statistics, which leave NaN out, so
-    a column whose statistics are finite would never equal NaN there.
+    DuckDB's form is ``NOT isfinite(x) AND NOT isinf(x)``, not ``isnan(x)`` nor ``x = 'NaN'``:
+    DuckDB folds those to constants from a Parquet file's min/max statistics, which leave NaN out
+    (pyarrow, Spark), so on a file without NULL or infinity its NaN would count as present, in a
+    projection or a filter alike. ``isfinite`` has no statistics to fold from; ``x <> x`` is no
+    way either, as DuckDB holds NaN equal to NaN. Each other engine gets its ``isnan``.
     """
+    return f"(NOT isfinite({x}) AND NOT isinf({x}))"
+
+
+def _is_missing_number(x: str) -> str:
+    """SQL that a double is NULL, NaN or infinite."""
     infinities = ", ".join(f"CAST('{v}' AS {_DOUBLE})" for v in ("Infinity", "-Infinity"))
-    return f"({x} IS NULL OR isnan({x}) OR {x} IN ({infinities}))"
+    return f"({x} IS NULL OR {is_nan_sql(x)} OR {x} IN ({infinities}))"
 
 
 def epoch_ns(expression: str) -> str:
@@ -436,11 +444,11 @@ def double_text_sql(expression: str) -> str:
     """
     x = f"CAST({expression} AS {_DOUBLE})"
     infinities = {f"CAST('{v}' AS {_DOUBLE})": t for v, t in (("Infinity", "inf"), ("-Infinity", "-inf"))}
-    special = f"isnan({x}) OR {x} IN ({', '.join(infinities)}) OR {x} = 0"
+    special = f"{is_nan_sql(x)} OR {x} IN ({', '.join(infinities)}) OR {x} = 0"
     m, e = binary_sql(f"CASE WHEN {special} THEN 1 ELSE ABS({x}) END")
     signed = f"CAST(CAST({m} * CASE WHEN {x} < 0 THEN -1 ELSE 1 END AS BIGINT) AS VARCHAR)"
     exact = f"{signed} || ('p' || CAST(CAST({e} AS BIGINT) AS VARCHAR))"  # two joins, not three
-    whens = f"WHEN isnan({x}) THEN 'nan' " + " ".join(
+    whens = f"WHEN {is_nan_sql(x)} THEN 'nan' " + " ".join(
         f"WHEN {x} IN ({v}) THEN '{t}'" for v, t in infinities.items()
     )
     integral = (
