@@ -171,12 +171,32 @@ def missing_counts(
     return {c: int(v or 0) for c, v in zip(columns, row, strict=True)}
 
 
-def distinct_counts(source: Source, table: str, column: str) -> tuple[list[Any], np.ndarray]:
-    """Each distinct raw value of a column (NULL included) with its number of rows."""
-    found = source.engine.rows(
-        f"SELECT {quote(column)}, COUNT(*) FROM {source.relations[table]} GROUP BY {quote(column)}"
-    )
-    return [r[0] for r in found], np.array([int(r[1]) for r in found], dtype=np.int64)
+def distinct_counts(
+    source: Source, table: str, columns: Sequence[str]
+) -> dict[str, tuple[list[Any], np.ndarray]]:
+    """Each column's distinct raw values (NULL included), each with its number of rows.
+
+    One scan of the table for up to ``SETS_PER_STATEMENT`` columns: a ``GROUPING SETS`` of one
+    set per column, each result row's column told by ``GROUPING`` (a NULL key is a value of the
+    column when its ``GROUPING`` is 0, the other sets' placeholder when it is 1).
+    """
+    out: dict[str, tuple[list[Any], np.ndarray]] = {}
+    for start in range(0, len(columns), SETS_PER_STATEMENT):
+        batch = [quote(c) for c in columns[start : start + SETS_PER_STATEMENT]]
+        found: dict[int, list[tuple[Any, int]]] = {i: [] for i in range(len(batch))}
+        flags = ", ".join(f"GROUPING({c})" for c in batch)
+        sets = ", ".join(f"({c})" for c in batch)
+        query = (
+            f"SELECT {', '.join(batch)}, {flags}, COUNT(*) FROM {source.relations[table]} "
+            f"GROUP BY GROUPING SETS ({sets})"
+        )
+        for row in source.engine.rows(query):
+            i = list(row[len(batch) : 2 * len(batch)]).index(0)
+            found[i].append((row[i], int(row[-1])))
+        for i, column in enumerate(columns[start : start + SETS_PER_STATEMENT]):
+            values = found[i]
+            out[column] = [v for v, _ in values], np.array([n for _, n in values], dtype=np.int64)
+    return out
 
 
 def category_codes(raw: Sequence[Any], bins: ColumnBins, where: str) -> np.ndarray:
@@ -197,11 +217,12 @@ def bin_counts(
 ) -> BinCounts:
     """Rows per bin of every column and per cell of every pair of ``columns``, on all rows.
 
-    Two kinds of statement: one ``GROUP BY`` per category column (its distinct raw values), and one
-    ``GROUPING SETS`` statement for every numeric column and every pair, a single scan of the table.
+    Two statements, each a single scan of the table: the distinct raw values of every category
+    column (``distinct_counts``), then one ``GROUPING SETS`` statement for every numeric column and
+    every pair (wide tables: a few of each, ``SETS_PER_STATEMENT`` sets apiece).
     """
     where = f"Table {table!r}"
-    raw = {c: distinct_counts(source, table, c) for c in columns if not bins[c].is_numeric}
+    raw = distinct_counts(source, table, [c for c in columns if not bins[c].is_numeric])
     univariate: dict[str, np.ndarray] = {}
     for column, (values, counts) in raw.items():
         codes = category_codes(values, bins[column], f"{where}, column {column!r}")

@@ -99,7 +99,8 @@ def test_counts_in_statements_of_a_few_sets_each_equal_one_statements(parquet_ta
     monkeypatch.setattr(lake, "SETS_PER_STATEMENT", 2)
     assert_same_counts(lake.bin_counts(source, "events", list(KINDS), bins, pair_bins), whole)
     n_sets = 4 + 15  # the own bins of the numbers and dates (x, i, z, d), and the 15 pairs
-    assert sum("GROUPING SETS" in q for q in statements) == -(-n_sets // 2)
+    assert sum(") AS codes GROUP BY GROUPING SETS" in q for q in statements) == -(-n_sets // 2)
+    assert sum("GROUPING(" in q for q in statements) == 1  # the distinct values of c and b: one scan
 
 
 def test_batches_keep_the_sets_in_order_within_both_bounds():
