@@ -8,6 +8,9 @@ many times statements read each table (``_count_statements``: a statement readin
 reads it twice; row counts from metadata and column lookups apart).
 
     python benchmarks/bench_lake_spark.py --rows 20000000 --folder /tmp/lake --cores 2
+    python benchmarks/bench_lake_spark.py --rows 20000000 --folder /tmp/lake --engines spark
+
+Figures measured on 2 shared cores: docs/scaling.md ("Measured here").
 """
 
 from __future__ import annotations
