@@ -7,7 +7,9 @@ backticks on Spark, ``STRING`` for ``VARCHAR``, ``GREATEST_IGNORE_NULLS`` on Sno
 SQLGlot's output is cached per statement. A few things no translation can serve; the definitions
 write them in DuckDB's form and each engine's hook replaces them in the parsed statement:
 
-- ``isnan(<double>)`` where the engine has no such function (PostgreSQL, Snowflake: ``= 'NaN'``);
+- NaN, which the definitions test as ``(NOT isfinite(<double>) AND NOT isinf(<double>))`` (DuckDB
+  folds ``isnan`` from Parquet statistics, ``reportgen.data.lake.is_nan_sql``): the engine's
+  ``isnan``, or ``= 'NaN'`` where it has none (PostgreSQL, Snowflake);
 - ``epoch_ns(<timestamp>)``: a datetime as integer nanoseconds since 1970-01-01 UTC (naive = UTC);
 - ``CAST('0x' || <8 hex digits> AS BIGINT)``: hexadecimal text as an integer in [0, 2**32);
 - the canonical text of a double (``reportgen.data.lake.canonical_text_sql``) needs no hook: it is
@@ -97,8 +99,11 @@ def _hooked(node: Any, dialect: str) -> Any:
 
     template: str | None = None
     argument: Any = None
-    if isinstance(node, exp.IsNan) and dialect in IS_NAN:
-        template, argument = IS_NAN[dialect], node.this
+    nan = _nan_argument(node)
+    if nan is not None:
+        if dialect not in IS_NAN:
+            return exp.IsNan(this=nan.transform(lambda inner: _hooked(inner, dialect)))
+        template, argument = IS_NAN[dialect], nan
     elif isinstance(node, exp.Anonymous) and node.name.lower() == "epoch_ns":
         template, argument = EPOCH_NS[dialect], node.expressions[0]
     elif (
@@ -112,3 +117,23 @@ def _hooked(node: Any, dialect: str) -> Any:
     if template is None or argument is None:
         return node
     return sqlglot.parse_one(template.format(argument.sql(dialect=dialect)), read=dialect)
+
+
+def _nan_argument(node: Any) -> Any:
+    """The double that ``node`` tests for NaN, when it is ``lake.is_nan_sql``'s form; else None."""
+    from sqlglot import exp
+
+    test = node.this if isinstance(node, exp.Paren) else None
+    if not (
+        isinstance(test, exp.And) and isinstance(test.this, exp.Not) and isinstance(test.expression, exp.Not)
+    ):
+        return None
+    finite, infinite = test.this.this, test.expression.this
+    if (
+        isinstance(finite, exp.Anonymous)
+        and finite.name.lower() == "isfinite"
+        and isinstance(infinite, exp.IsInf)
+        and finite.expressions[0] == infinite.this
+    ):
+        return infinite.this
+    return None

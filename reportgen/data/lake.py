@@ -80,14 +80,22 @@ def literal(value: Any, where: str) -> str:
     )
 
 
-def _is_missing_number(x: str) -> str:
-    """SQL that a double is NULL, NaN or infinite.
+def is_nan_sql(x: str) -> str:
+    """SQL that a double is NaN (NULL for NULL): an engine hook (``reportgen.data.dialects``).
 
-    NaN by ``isnan``: DuckDB answers ``x = 'NaN'`` from Parquet statistics, which leave NaN out, so
-    a column whose statistics are finite would never equal NaN there.
+    DuckDB's form is ``NOT isfinite(x) AND NOT isinf(x)``, not ``isnan(x)`` nor ``x = 'NaN'``:
+    DuckDB folds those to constants from a Parquet file's min/max statistics, which leave NaN out
+    (pyarrow, Spark), so on a file without NULL or infinity its NaN would count as present, in a
+    projection or a filter alike. ``isfinite`` has no statistics to fold from; ``x <> x`` is no
+    way either, as DuckDB holds NaN equal to NaN. Each other engine gets its ``isnan``.
     """
+    return f"(NOT isfinite({x}) AND NOT isinf({x}))"
+
+
+def _is_missing_number(x: str) -> str:
+    """SQL that a double is NULL, NaN or infinite."""
     infinities = ", ".join(f"CAST('{v}' AS {_DOUBLE})" for v in ("Infinity", "-Infinity"))
-    return f"({x} IS NULL OR isnan({x}) OR {x} IN ({infinities}))"
+    return f"({x} IS NULL OR {is_nan_sql(x)} OR {x} IN ({infinities}))"
 
 
 def epoch_ns(expression: str) -> str:
@@ -163,12 +171,32 @@ def missing_counts(
     return {c: int(v or 0) for c, v in zip(columns, row, strict=True)}
 
 
-def distinct_counts(source: Source, table: str, column: str) -> tuple[list[Any], np.ndarray]:
-    """Each distinct raw value of a column (NULL included) with its number of rows."""
-    found = source.engine.rows(
-        f"SELECT {quote(column)}, COUNT(*) FROM {source.relations[table]} GROUP BY {quote(column)}"
-    )
-    return [r[0] for r in found], np.array([int(r[1]) for r in found], dtype=np.int64)
+def distinct_counts(
+    source: Source, table: str, columns: Sequence[str]
+) -> dict[str, tuple[list[Any], np.ndarray]]:
+    """Each column's distinct raw values (NULL included), each with its number of rows.
+
+    One scan of the table for up to ``SETS_PER_STATEMENT`` columns: a ``GROUPING SETS`` of one
+    set per column, each result row's column told by ``GROUPING`` (a NULL key is a value of the
+    column when its ``GROUPING`` is 0, the other sets' placeholder when it is 1).
+    """
+    out: dict[str, tuple[list[Any], np.ndarray]] = {}
+    for start in range(0, len(columns), SETS_PER_STATEMENT):
+        batch = [quote(c) for c in columns[start : start + SETS_PER_STATEMENT]]
+        found: dict[int, list[tuple[Any, int]]] = {i: [] for i in range(len(batch))}
+        flags = ", ".join(f"GROUPING({c})" for c in batch)
+        sets = ", ".join(f"({c})" for c in batch)
+        query = (
+            f"SELECT {', '.join(batch)}, {flags}, COUNT(*) FROM {source.relations[table]} "
+            f"GROUP BY GROUPING SETS ({sets})"
+        )
+        for row in source.engine.rows(query):
+            i = list(row[len(batch) : 2 * len(batch)]).index(0)
+            found[i].append((row[i], int(row[-1])))
+        for i, column in enumerate(columns[start : start + SETS_PER_STATEMENT]):
+            values = found[i]
+            out[column] = [v for v, _ in values], np.array([n for _, n in values], dtype=np.int64)
+    return out
 
 
 def category_codes(raw: Sequence[Any], bins: ColumnBins, where: str) -> np.ndarray:
@@ -189,11 +217,12 @@ def bin_counts(
 ) -> BinCounts:
     """Rows per bin of every column and per cell of every pair of ``columns``, on all rows.
 
-    Two kinds of statement: one ``GROUP BY`` per category column (its distinct raw values), and one
-    ``GROUPING SETS`` statement for every numeric column and every pair, a single scan of the table.
+    Two statements, each a single scan of the table: the distinct raw values of every category
+    column (``distinct_counts``), then one ``GROUPING SETS`` statement for every numeric column and
+    every pair (wide tables: a few of each, ``SETS_PER_STATEMENT`` sets apiece).
     """
     where = f"Table {table!r}"
-    raw = {c: distinct_counts(source, table, c) for c in columns if not bins[c].is_numeric}
+    raw = distinct_counts(source, table, [c for c in columns if not bins[c].is_numeric])
     univariate: dict[str, np.ndarray] = {}
     for column, (values, counts) in raw.items():
         codes = category_codes(values, bins[column], f"{where}, column {column!r}")
@@ -325,6 +354,7 @@ def ks_sql(source: Source, column: str, kind: ColumnKind) -> str:
     )
 
 
+KS_PRODUCT = "DECIMAL(38, 0)"  # the scale-out KS's products of counts: exact up to 10**38
 KS_BLOCK_BITS = 16  # blocks per power of two of the scale-out KS: 2**16 slices of each binade
 
 
@@ -348,7 +378,9 @@ def ks_scaled_sql(source: Source, column: str, kind: ColumnKind) -> str:
     Here each distinct value falls in a block (``block_sql``, ordered like the values); running sums
     inside each block are windows partitioned by block, run in parallel, and each block's offset is
     a running sum over the blocks (one small task: one row per block). Offset plus running sum is
-    the same ``c`` as ``ks_sql``'s, so the gaps are the same integers.
+    the same ``c`` as ``ks_sql``'s, so the gaps are the same integers. Their products are taken as
+    ``DECIMAL(38, 0)`` (``KS_PRODUCT``): as 64-bit integers (Spark's counts) they would overflow
+    once ``n m`` passes 2**63, about 3 billion rows a side.
     """
     x, missing = number_expression(column, kind)
     n_roles = len(source.relations)
@@ -364,7 +396,8 @@ def ks_scaled_sql(source: Source, column: str, kind: ColumnKind) -> str:
     before = "OVER (ORDER BY b ROWS UNBOUNDED PRECEDING)"
     offsets = ", ".join(f"SUM(s{r}) {before} - s{r} AS o{r}, SUM(s{r}) OVER () AS t{r}" for r in roles)
     cumulative = ", ".join(f"i.i{r} + o.o{r} AS c{r}, o.t{r} AS t{r}" for r in roles)
-    gaps = [f"MAX(ABS(c0 * t{r} - c{r} * t0)) AS gap{r}" for r in range(1, n_roles)]
+    wide = f"AS {KS_PRODUCT})"
+    gaps = [f"MAX(ABS(CAST(c0 {wide} * t{r} - CAST(c{r} {wide} * t0)) AS gap{r}" for r in range(1, n_roles)]
     return (
         f"WITH present AS ({present}), "
         f"tallies AS (SELECT v, {counts} FROM present GROUP BY v), "
@@ -401,6 +434,7 @@ def ks_statistics(source: Source, kinds: Mapping[str, ColumnKind]) -> dict[str, 
 
 # -- content digest --------------------------------------------------------------------------------
 DIGEST_PIECES = 4  # the md5 of a row, as four 32-bit numbers
+DIGEST_SUM = "DECIMAL(29, 0)"  # the type each piece is summed in: no overflow at any row count
 
 
 def canonical_text_sql(expression: str, family: str) -> str:
@@ -436,11 +470,11 @@ def double_text_sql(expression: str) -> str:
     """
     x = f"CAST({expression} AS {_DOUBLE})"
     infinities = {f"CAST('{v}' AS {_DOUBLE})": t for v, t in (("Infinity", "inf"), ("-Infinity", "-inf"))}
-    special = f"isnan({x}) OR {x} IN ({', '.join(infinities)}) OR {x} = 0"
+    special = f"{is_nan_sql(x)} OR {x} IN ({', '.join(infinities)}) OR {x} = 0"
     m, e = binary_sql(f"CASE WHEN {special} THEN 1 ELSE ABS({x}) END")
     signed = f"CAST(CAST({m} * CASE WHEN {x} < 0 THEN -1 ELSE 1 END AS BIGINT) AS VARCHAR)"
     exact = f"{signed} || ('p' || CAST(CAST({e} AS BIGINT) AS VARCHAR))"  # two joins, not three
-    whens = f"WHEN isnan({x}) THEN 'nan' " + " ".join(
+    whens = f"WHEN {is_nan_sql(x)} THEN 'nan' " + " ".join(
         f"WHEN {x} IN ({v}) THEN '{t}'" for v, t in infinities.items()
     )
     integral = (
@@ -486,8 +520,11 @@ def digest_sql(source: Source, table: str, kinds: Mapping[str, ColumnKind]) -> s
 
     A row's text is its values in column-name order, each as ``<length>:<text>`` (``-`` when
     missing, ``digest_text_sql``), joined by commas, so no two rows write alike. Sums of 32-bit
-    numbers do not depend on row order and cannot overflow below 2**31 rows (DuckDB sums into 128
-    bits and PostgreSQL into NUMERIC, never; Spark into 64 bits).
+    numbers do not depend on row order. Each is summed as ``DECIMAL(29, 0)`` (``DIGEST_SUM``), which
+    holds 2**32 times any row count (2**95 < 10**29): summed as 64-bit integers, as Spark, Trino and
+    BigQuery sum ``BIGINT``, past 2**31 rows they would overflow. 29 digits is also the widest
+    integer that every dialect's decimal holds (BigQuery's ``NUMERIC``); Spark sums it as
+    ``DECIMAL(38, 0)``, as fast as 64-bit integers on 5 million rows (the md5 costs the time).
     """
     families = source.families(table)
     parts = []
@@ -498,7 +535,7 @@ def digest_sql(source: Source, table: str, kinds: Mapping[str, ColumnKind]) -> s
     pieces = ", ".join(
         f"CAST('0x' || SUBSTR(h, {1 + 8 * i}, 8) AS BIGINT) AS p{i}" for i in range(DIGEST_PIECES)
     )
-    sums = ", ".join(f"SUM(p{i})" for i in range(DIGEST_PIECES))
+    sums = ", ".join(f"SUM(CAST(p{i} AS {DIGEST_SUM}))" for i in range(DIGEST_PIECES))
     return (
         f"SELECT COUNT(*), {sums} FROM (SELECT {pieces} FROM "
         f"(SELECT md5({row}) AS h FROM {source.relations[table]} AS t) AS hashed) AS pieces"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -308,11 +309,25 @@ def _folder_source(session: Any, folder: Path, schema: SchemaSource, url: str, o
 def _read_parts(session: Any, files: list[Path], root: Path) -> Any:
     """A table's part files as one Spark DataFrame, Hive partition keys below ``root`` as columns.
 
-    Spark finds partitions in the paths of listed files only below a ``basePath``.
+    Spark finds partitions in the paths of listed files only below a ``basePath`` (a plain path,
+    never a pattern); each file's path is given as a literal (``literal_path``).
     """
     base = partition_base(files, root)
     reader = session.read if base is None else session.read.option("basePath", str(base))
-    return reader.parquet(*[str(f) for f in files])
+    return reader.parquet(*[literal_path(f) for f in files])
+
+
+_GLOB_CHARACTERS = re.compile(r"([\\\[\]{}*?])")
+
+
+def literal_path(path: Path) -> str:
+    """``path`` as Spark reads exactly that file: Hadoop takes a path to read as a glob pattern.
+
+    ``[...]``, ``{a,b}``, ``*`` and ``?`` in a folder's or file's name would match other files or
+    none (``PATH_NOT_FOUND`` for ``events[1]``); a backslash before each (and before a backslash)
+    makes it literal.
+    """
+    return _GLOB_CHARACTERS.sub(r"\\\1", str(path))
 
 
 def _schema_file(folder: Path) -> Path | None:

@@ -5,7 +5,10 @@ Every row becomes a float32 vector, so that Euclidean distance compares mixed ro
 - numeric / integer / datetime (datetimes as UTC seconds): ``(x - q01) / (q99 - q01)`` with the
   1st and 99th percentiles (linear interpolation) of the finite training values, clipped to
   [-0.5, 1.5]. A constant training column (``q99 == q01``) gets scale 1: its values keep their
-  own unit, so a value off the constant still counts, up to the clip. Missing -> 0, plus an
+  own unit, so a value off the constant still counts, up to the clip. A column whose training
+  values reach past ``2**1020`` in magnitude is first multiplied by 1/4 (``unit``, exact for such
+  values), so that no difference of two values overflows near the largest double (1.8e308): the
+  scaled values are the same ratios. Missing -> 0, plus an
   indicator column (1 = missing, weight 1) when missing values occur in that column in the training
   data or in any other frame passed to ``fit`` (``others``: the holdout and synthetic data). The
   indicator must exist for every role as soon as one role has a missing value there, else the
@@ -55,9 +58,10 @@ class NumericEncoding:
 
     column: str
     kind: ColumnKind
-    low: float | None  # 1st percentile of the training values; None: no training value at all
-    scale: float  # q99 - q01, or 1 for a constant column
+    low: float | None  # 1st percentile of the training values (times ``unit``); None: no training value
+    scale: float  # q99 - q01 (of the values times ``unit``), or 1 for a constant column
     indicator: bool
+    unit: float = 1.0  # what values are multiplied by before ``low`` and ``scale`` apply (``safe_unit``)
 
     @property
     def feature_names(self) -> list[str]:
@@ -74,11 +78,11 @@ class NumericEncoding:
                 "DistanceSpace.fit had missing values there). Pass this data in `others` when "
                 "fitting."
             )
-        scaled = (
-            np.zeros_like(x)
-            if self.low is None
-            else np.clip((x - self.low) / self.scale, CLIP_LOW, CLIP_HIGH)
-        )
+        if self.low is None:
+            scaled = np.zeros_like(x)
+        else:  # another role's values may still overflow to +-inf here: clipped, as they should be
+            with np.errstate(over="ignore"):
+                scaled = np.clip((x * self.unit - self.low) / self.scale, CLIP_LOW, CLIP_HIGH)
         columns = [np.where(missing, 0.0, scaled)]
         if self.indicator:
             columns.append(missing.astype(float))
@@ -188,9 +192,25 @@ def _fit_numeric(
     indicator = bool(np.isnan(x).any()) or missing_elsewhere
     if len(finite) == 0:
         return NumericEncoding(column, kind, None, 1.0, indicator)
-    low, high = np.quantile(finite, [0.01, 0.99])
+    unit = safe_unit(finite)
+    low, high = np.quantile(finite * unit, [0.01, 0.99])
     scale = float(high - low) if high > low else 1.0
-    return NumericEncoding(column, kind, float(low), scale, indicator)
+    return NumericEncoding(column, kind, float(low), scale, indicator, unit)
+
+
+SAFE_MAGNITUDE = 2.0**1020  # values up to this apart by less than 2**1021: no difference overflows
+
+
+def safe_unit(finite: np.ndarray) -> float:
+    """1, or 1/4 when some of ``finite`` exceed ``SAFE_MAGNITUDE``: what makes differences finite.
+
+    Two doubles near +-1.8e308 are up to 3.6e308 apart, past the largest double: their difference
+    (a percentile's interpolation, ``q99 - q01``, ``x - q01``) is infinite and the scaled value NaN.
+    A quarter of a double is exact but for subnormals (whose place in a range near 1e308 is 0 at
+    any rate), and no difference of quarters overflows. Columns within ``SAFE_MAGNITUDE`` (all data
+    in practice) keep 1, so their numbers do not change.
+    """
+    return 0.25 if len(finite) and float(np.max(np.abs(finite))) > SAFE_MAGNITUDE else 1.0
 
 
 def _fit_categorical(column: str, values: pd.Series, max_levels: int) -> CategoricalEncoding:

@@ -47,7 +47,13 @@ from reportgen.binning import OTHER_LABEL
 from reportgen.data.schema import ColumnKind
 from reportgen.errors import DataError, IncompatibleDataError
 from reportgen.params import InstanceOf, Interval, validate_params
-from reportgen.privacy.distance_space import category_labels, check_columns, column_numbers, kept_levels
+from reportgen.privacy.distance_space import (
+    category_labels,
+    check_columns,
+    column_numbers,
+    kept_levels,
+    safe_unit,
+)
 from reportgen.settings import MAX_ENCODED_LEVELS
 
 CATEGORICAL_KINDS = (ColumnKind.CATEGORICAL, ColumnKind.BOOLEAN)
@@ -64,12 +70,13 @@ class NumericScale:
     kind: ColumnKind
     low: float
     range: float
+    unit: float = 1.0  # values are multiplied by it first, so no difference overflows (``safe_unit``)
 
     def encode(self, values: pd.Series) -> np.ndarray:
-        """``(x - low) / range`` as float64, NaN for missing, clipped to +-``CLIP``."""
+        """``(x * unit - low) / range`` as float64, NaN for missing, clipped to +-``CLIP``."""
         x = column_numbers(values, self.kind, self.column)
         with np.errstate(over="ignore", invalid="ignore"):
-            return np.clip((x - self.low) / self.range, -CLIP, CLIP)
+            return np.clip((x * self.unit - self.low) / self.range, -CLIP, CLIP)
 
 
 @dataclass(frozen=True)
@@ -186,8 +193,9 @@ def _fit_numeric(column: str, kind: ColumnKind, values: pd.Series) -> NumericSca
     finite = x[np.isfinite(x)]
     if len(finite) == 0:
         return NumericScale(column, kind, 0.0, 1.0)
-    low, high = float(finite.min()), float(finite.max())
-    return NumericScale(column, kind, low, high - low if high > low else 1.0)
+    unit = safe_unit(finite)
+    low, high = float(finite.min()) * unit, float(finite.max()) * unit
+    return NumericScale(column, kind, low, high - low if high > low else 1.0, unit)
 
 
 # --- the exact search -------------------------------------------------------------------------

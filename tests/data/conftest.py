@@ -152,9 +152,12 @@ def spark_session():
     """One local Spark session for the whole run (it takes 30-50 s to start), on loopback only.
 
     ``local[2]``, no web UI, driver host and bind address 127.0.0.1, UTC, 4 shuffle partitions.
-    The tests that use it share one xdist group, so one worker starts it.
+    The tests that use it share one xdist group, so one worker starts it. The session also serves
+    Spark Connect on a free loopback port (``spark_connect``): a Connect client then starts in a
+    second, not in a JVM of its own (pyspark's ``remote("local")`` takes as long as this session).
     """
     try:
+        import pyspark
         from pyspark.sql import SparkSession
     except ImportError:
         unavailable('pyspark is not installed (pip install "reportgen[spark]")')
@@ -170,6 +173,12 @@ def spark_session():
         .config("spark.default.parallelism", "2")
         .config("spark.driver.memory", "1g")
     )
+    if list((Path(pyspark.__file__).parent / "jars").glob("spark-connect_*.jar")):
+        builder = (
+            builder.config("spark.plugins", "org.apache.spark.sql.connect.SparkConnectPlugin")
+            .config("spark.connect.grpc.binding.address", "127.0.0.1")
+            .config("spark.connect.grpc.binding.port", str(_free_port()))
+        )
     try:
         session = builder.getOrCreate()
     except Exception as error:  # a JVM that does not start: say why
@@ -179,3 +188,26 @@ def spark_session():
         yield session
     finally:
         session.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def spark_connect(spark_session):
+    """A Spark Connect client of ``spark_session``'s Connect server (the same JVM, on loopback)."""
+    port = spark_session.conf.get("spark.connect.grpc.binding.port", None)
+    if port is None:
+        unavailable("this pyspark has no Spark Connect server jar (pyspark 4.0 or newer has it)")
+    try:
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
+    except ImportError as error:  # grpcio and the others of pyspark's "connect" extra
+        unavailable(f'the Spark Connect client cannot start: {error} (pip install "reportgen[spark]")')
+    client = ConnectSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+    try:
+        yield client
+    finally:
+        client.stop()

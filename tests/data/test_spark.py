@@ -28,6 +28,7 @@ from reportgen.data.engines import DuckDBEngine, Source
 from reportgen.data.kinds import to_canonical
 from reportgen.data.schema import ColumnKind as K
 from reportgen.data.schema import ForeignKey, PrimaryKey, Schema, Table
+from reportgen.data.spark import literal_path
 from reportgen.data.statements import sent_statements
 from reportgen.errors import LoadError
 
@@ -43,8 +44,8 @@ JAVA = pytest.mark.needs("Java")  # the local session's runtime: skipped (failed
 def events(n: int, seed: int, *, huge: bool = True) -> pa.Table:
     """One table with every awkward value, as Arrow (NaN and missing kept apart).
 
-    ``huge=False`` leaves out magnitudes past 1e100, which overflow the report's distance space
-    (``reportgen.privacy.distance_space``, a separate matter from the engines).
+    ``huge=False`` leaves out magnitudes past 1e100, for a whole report: its distribution figure of
+    such a column overflows in matplotlib (which sums the bin edges), a separate matter.
     """
     rng = np.random.default_rng(seed)
     x = [float(v) for v in rng.normal(seed, 1, n)]
@@ -220,9 +221,10 @@ def test_the_scale_out_ks_equals_the_one_window_ks_on_duckdb(tmp_path):
 @SPARK
 @JAVA
 @SPARK_GROUP
-def test_one_table_gives_the_same_numbers_samples_and_fingerprints_on_three_engines(
-    spark_session, fresh_postgres_url, tmp_path
+def test_one_table_gives_the_same_numbers_samples_and_fingerprints_on_three_engines_and_spark_connect(
+    spark_session, spark_connect, fresh_postgres_url, tmp_path
 ):
+    """Spark twice: the classic session, and a Spark Connect client of it (Databricks' way in)."""
     data = {"train": events(700, 0), "synth": events(500, 1)}
     write_parquet(data, tmp_path)
     write_postgres(data, fresh_postgres_url)
@@ -238,15 +240,21 @@ def test_one_table_gives_the_same_numbers_samples_and_fingerprints_on_three_engi
         rg.sources.parquet(tmp_path) as duck,
         rg.sources.sql(fresh_postgres_url) as postgres,
         spark_source(spark_session, tmp_path, ["train", "synth"]) as spark,
+        spark_source(spark_connect, tmp_path, ["train", "synth"]) as connect,
     ):
-        for name, source in (("duckdb", duck), ("postgresql", postgres), ("spark", spark)):
+        engines = (("duckdb", duck), ("postgresql", postgres), ("spark", spark), ("connect", connect))
+        for name, source in engines:
+            streamed = source.engine.batches(f"SELECT id FROM {source.relations['synth']} ORDER BY id", 400)
             found[name] = {
                 "numbers": {t: numbers(source, t, KINDS, bins) for t in data},
                 "ks": lake.ks_statistics(roles(source), {c: k for c, k in KINDS.items() if k.is_ordered}),
                 "sample": sample_ids(source, "train", 100, seed=3),
                 "other seed": sample_ids(source, "train", 100, seed=4),
+                "batches": [frame["id"].tolist() for frame in streamed],
             }
-    assert found["duckdb"] == found["postgresql"] == found["spark"]
+    assert type(spark_connect).__module__.startswith("pyspark.sql.connect")
+    assert found["duckdb"] == found["postgresql"] == found["spark"] == found["connect"]
+    assert [len(ids) for ids in found["connect"]["batches"]] == [400, 100]
     duck_numbers = found["duckdb"]["numbers"]["train"]
     assert duck_numbers["rows"] == 700 and duck_numbers["missing"]["x"] == 4  # NaN, +-inf, missing
     assert sum(duck_numbers["univariate"][0]) == 700
@@ -374,6 +382,46 @@ def test_a_hive_partitioned_folder_reads_its_partition_keys_as_columns_in_spark(
             (2021, 10),
             (2022, 10),
         ]
+
+
+@SPARK
+@JAVA
+@SPARK_GROUP
+def test_folder_and_file_names_that_look_like_globs_are_read_literally(spark_session, tmp_path):
+    """Hadoop reads ``lake[1]{a,b}*`` as a pattern (of ``lake1a...``): the files read are the named ones."""
+    odd = tmp_path / "lake[1]{a,b}*"
+    write_parquet({"events": events(120, 0)}, odd)
+    write_parquet({"events": events(40, 1)}, tmp_path / "lake1a")  # what the pattern matches
+    visits = pd.DataFrame({"v": np.arange(6.0)})
+    for year in (2020, 2021):
+        (odd / "visits" / f"year={year}").mkdir(parents=True)
+        visits.to_parquet(odd / "visits" / f"year={year}" / "part[0].parquet")
+    with rg.sources.open_source(f"spark://local[2]{odd}") as source:
+        assert lake.row_count(source, "events") == 120
+        assert source.columns("visits") == ["v", "year"] and lake.row_count(source, "visits") == 12
+    write_parquet({"q?": events(30, 2), "qX": events(20, 3)}, tmp_path / "files")
+    assert spark_session.read.parquet(literal_path(tmp_path / "files" / "q?.parquet")).count() == 30
+
+
+@SPARK
+@JAVA
+@SPARK_GROUP
+def test_fingerprint_sums_and_ks_products_have_types_that_hold_any_row_count_on_spark(spark_session):
+    """Summed as 64-bit integers (Spark's ``SUM(BIGINT)``), 2**31 rows of 32-bit md5 pieces overflow;
+    the products of the scale-out KS's counts, past 3 billion rows a side. Their types say they hold
+    2**32 (and 2**63) times Spark's largest count, without 2**31 rows to show it."""
+    from pyspark.sql.types import DecimalType
+
+    frame = spark_session.range(5).selectExpr("id", "CAST(id AS DOUBLE) AS x")
+    with rg.sources.spark(spark_session, {"train": frame, "synth": frame}) as source:
+        digest = spark_session.sql(translate(lake.digest_sql(source, "train", {"x": K.NUMERIC}), "spark"))
+        ks = spark_session.sql(translate(lake.ks_scaled_sql(roles(source), "x", K.NUMERIC), "spark"))
+        count, *sums = (f.dataType for f in digest.schema.fields)
+        (gap, *_) = (f.dataType for f in ks.schema.fields)
+        assert count.simpleString() == "bigint" and len(sums) == lake.DIGEST_PIECES
+        assert all(isinstance(t, DecimalType) and 10 ** (t.precision - t.scale) > 2**95 for t in sums)
+        assert isinstance(gap, DecimalType) and 10 ** (gap.precision - gap.scale) > 2**126
+        assert lake.content_digest(source, "train", {"x": K.NUMERIC})[0] == 5
 
 
 @SPARK

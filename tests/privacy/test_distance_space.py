@@ -3,6 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind
@@ -178,3 +180,57 @@ def test_prepared_table_embeds_every_role_once_with_the_knn_columns():
     # their canonical order, so it is found by its value, not at position 3)
     missing = ctx.synth[ctx.table_names[0]]["a"].isna().to_numpy()
     assert missing.sum() == 1 and np.array_equal(table.embedded(SYNTH)[:, 1], missing)
+
+
+# -- values near the largest double ------------------------------------------------------------------
+LARGEST = np.finfo(np.float64).max  # 1.7976931348623157e308
+
+
+def test_values_near_the_largest_double_scale_as_the_same_values_far_below_it():
+    # Scaling by a power of two is exact, so the encodings of v and of v * 2**1000 are the same
+    # numbers; near 1e308 the range q99 - q01 and x - q01 of the raw values would overflow.
+    v = np.linspace(-1.0, 1.0, 101)
+    huge = v * LARGEST  # from -1.8e308 to 1.8e308
+    shown = np.array([-1.0, -0.5, 0.0, 0.3, 1.0])
+    small_space = DistanceSpace.fit(pd.DataFrame({"x": v}), {"x": NUM})
+    space = DistanceSpace.fit(pd.DataFrame({"x": huge}), {"x": NUM})
+    (encoding,) = space.encodings
+    assert encoding.unit == 0.25 and np.isfinite([encoding.low, encoding.scale]).all()
+    out = space.transform(pd.DataFrame({"x": shown * LARGEST}))[:, 0]
+    np.testing.assert_allclose(out, np.float32(np.array([-0.02, 0.48, 0.98, 1.28, 1.98]) / 1.96), rtol=1e-6)
+    exact = DistanceSpace.fit(pd.DataFrame({"x": v * 2.0**1000}), {"x": NUM})
+    np.testing.assert_array_equal(
+        exact.transform(pd.DataFrame({"x": shown * 2.0**1000})),
+        small_space.transform(pd.DataFrame({"x": shown})),
+    )
+    assert small_space.encodings[0].unit == 1.0  # ordinary magnitudes: unchanged
+
+
+def test_another_roles_values_past_the_training_range_clip_without_overflow():
+    space = DistanceSpace.fit(pd.DataFrame({"x": np.arange(101.0) * 1e-300}), {"x": NUM})  # scale 9.8e-299
+    out = space.transform(pd.DataFrame({"x": [LARGEST, -LARGEST, 1e300, -5e-324, np.inf, -np.inf]}))
+    np.testing.assert_array_equal(out[:, 0], np.float32([1.5, -0.5, 1.5, -1 / 98, 1.5, -0.5]))
+
+
+EXTREMES = [LARGEST, -LARGEST, 1e308, -1e308, 2.0**1020, 5e-324, -5e-324, 1e-300, 0.0]
+DOUBLES = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(EXTREMES))
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(
+    train=st.lists(DOUBLES, min_size=1, max_size=40),
+    other=st.lists(DOUBLES, min_size=1, max_size=40),
+)
+def test_any_doubles_encode_finite_within_the_clip_and_in_order(train, other):
+    frame, others = pd.DataFrame({"x": train}, dtype=float), pd.DataFrame({"x": other}, dtype=float)
+    space = DistanceSpace.fit(frame, {"x": NUM}, others=[others])  # no warning: warnings fail tests
+    (encoding,) = space.encodings
+    assert encoding.low is None or (np.isfinite([encoding.low, encoding.scale]).all() and encoding.scale > 0)
+    values = np.array(train + other)
+    out = space.transform(pd.DataFrame({"x": values}))
+    assert np.isfinite(out).all()
+    present = ~np.isnan(values)
+    scaled = out[present, 0]
+    assert ((scaled >= -0.5) & (scaled <= 1.5)).all()
+    order = np.argsort(values[present], kind="stable")
+    assert (np.diff(scaled[order]) >= 0).all()  # a larger value never encodes below a smaller one

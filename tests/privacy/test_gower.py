@@ -326,3 +326,16 @@ def test_clear_errors() -> None:
         max_similarity_stats(rows, rows.take(np.array([1])), n=5, rng=rng)
     empty = max_similarity(rows.take(np.array([], dtype=int)), rows)
     assert empty[0].shape == (0,) and empty[1].shape == (0,)
+
+
+def test_values_near_the_largest_double_compare_by_their_share_of_the_range() -> None:
+    # max - min of +-1.8e308 overflows: each term would be NaN (or 0) without the quarter unit
+    largest = np.finfo(np.float64).max
+    train = pd.DataFrame({"x": [-largest, 0.0, largest, largest / 2]})
+    space = GowerSpace.fit(train, {"x": NUM})
+    real = space.transform(train)
+    assert pair(real, 0, real, 2) == 0.0  # the full range apart
+    assert pair(real, 1, real, 2) == 0.5
+    assert pair(real, 2, real, 3) == 0.75
+    other = space.transform(pd.DataFrame({"x": [np.inf, -largest]}))
+    assert pair(other, 0, real, 0) == 0.0 and pair(other, 1, real, 0) == 1.0  # clipped, never NaN
