@@ -38,6 +38,57 @@ def fresh_python(code: str, cwd: Path, *paths: Path) -> subprocess.CompletedProc
     )
 
 
+def _module_fixtures(item: pytest.Item) -> set[str]:
+    """The module-scoped fixtures ``item`` uses, directly or through other fixtures."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return set()
+    return {
+        name
+        for name in info.names_closure
+        if (defs := info.name2fixturedefs.get(name)) and defs[-1].scope == "module"
+    }
+
+
+def _linked(uses: list[set[str]]) -> dict[str, str]:
+    """Each fixture name's representative: names used by one test, or linked through others, share one."""
+    parent: dict[str, str] = {}
+
+    def root(name: str) -> str:
+        while parent.setdefault(name, name) != name:
+            name = parent[name]
+        return name
+
+    for used in uses:
+        first, *rest = sorted(used)
+        for name in rest:
+            parent[root(name)] = root(first)
+        root(first)
+    return {name: root(name) for name in parent}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests of one module that share a module fixture share an xdist group (so one worker makes it).
+
+    ``--dist loadgroup`` (pyproject.toml) sends every test without an ``xdist_group`` mark to
+    whichever worker is free, so a module fixture was made once in each worker that ran one of its
+    tests. Here the tests of a module are joined when they use a common module-scoped fixture (or
+    are linked through others that do); the groups are named after the module and the fixtures, so
+    a test module with two independent expensive fixtures still spreads over both workers. Tests
+    already marked keep their group; tests that use no module fixture stay free.
+    """
+    by_module: dict[str, list[tuple[pytest.Item, set[str]]]] = {}
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and (used := _module_fixtures(item)):
+            by_module.setdefault(item.nodeid.split("::")[0], []).append((item, used))
+    for module, members in by_module.items():
+        root = _linked([used for _, used in members])
+        prefix = module.removeprefix("tests/").removesuffix(".py")
+        for item, used in members:
+            item.add_marker(pytest.mark.xdist_group(f"{prefix}:{root[min(used)]}"))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Tests marked ``needs(name)`` or ``postgres`` skip (fail under CI) without it, before any fixture."""

@@ -74,9 +74,14 @@ SCHEMA = rg.Schema(
 )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def workdir(tmp_path_factory):
-    """A folder holding every file the README's examples read, small."""
+    """A folder holding every file the README's examples read, small.
+
+    Session-scoped, not module-scoped: it is cheap to write, so each xdist worker writes its own and
+    the examples (each a whole report) spread over both workers (tests/conftest.py groups the tests
+    of a module fixture in one worker).
+    """
     folder = tmp_path_factory.mktemp("readme")
     sample = {"adult_train.csv": 600, "adult_test.csv": 300}
     for name, n in sample.items():
