@@ -22,6 +22,7 @@ from reportgen.params import ROLES
 ORDER = list(ROLES)  # report()'s: data_train, data_test, data_synth
 NO_HOLDOUT = {"audit", "curate"}  # auditing needs no holdout: (data_train, data_synth)
 OPTIONAL_DATA = {"verify_statement"}  # checks a report's statement; the inputs only if given
+CANDIDATES = {"compare_candidates"}  # the synthetic role is ``candidates``, a dataset per name, third
 TARGETS = 50  # the fewest the attacks take
 
 
@@ -56,7 +57,7 @@ def leak():
 def test_every_public_function_taking_data_is_checked():
     expected = {"report", "compute_privacy_stats", "compute_membership", "compute_privacy_risks", "audit"}
     assert expected | NO_HOLDOUT <= set(FUNCTIONS)
-    assert set(MEASURES) == set(FUNCTIONS) - NO_HOLDOUT - OPTIONAL_DATA - {"report"}
+    assert set(MEASURES) == set(FUNCTIONS) - NO_HOLDOUT - OPTIONAL_DATA - CANDIDATES - {"report"}
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -66,6 +67,10 @@ def test_the_data_come_first_required_and_in_the_order_of_report(name):
     if name in OPTIONAL_DATA:  # the data are optional there: keywords only, so no position is mistaken
         assert all(p.kind is p.KEYWORD_ONLY for p in parameters if p.name in ROLES)
         assert roles == ORDER
+        return
+    if name in CANDIDATES:  # report()'s order, with the named synthetic datasets in the synthetic place
+        assert [p.name for p in parameters[:3]] == ["data_train", "data_test", "candidates"]
+        assert all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in parameters[:3])
         return
     assert [p.name for p in parameters[: len(roles)]] == roles == [r for r in ORDER if r in roles]
     assert all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in parameters[: len(roles)])
