@@ -20,6 +20,7 @@ from reportgen.errors import InvalidParameterError, ReportgenError
 
 if TYPE_CHECKING:
     from reportgen.data.schema import Schema
+    from reportgen.metrics.membership import EpsilonClaim
 
 EXIT_OK, EXIT_FAILURE, EXIT_BAD_INPUT, EXIT_BAR_FAILED = 0, 1, 2, 3
 EXIT_NOT_VERIFIED = 4
@@ -664,7 +665,7 @@ def _run_privacy(args: argparse.Namespace) -> int:
 
     from reportgen.catalogue import report_settings
     from reportgen.data.io import read_schema
-    from reportgen.metrics.membership import membership_outcomes
+    from reportgen.metrics.membership import epsilon_claim, membership_outcomes
     from reportgen.metrics.privacy import privacy_outcomes
     from reportgen.metrics.privacy_risks import risk_outcomes
     from reportgen.preparation import prepared
@@ -681,6 +682,9 @@ def _run_privacy(args: argparse.Namespace) -> int:
         privacy = privacy_outcomes(ctx, section=False)
         attacks = membership_outcomes(ctx) if test is not None else {}
         risks = risk_outcomes(ctx) if test is not None else {}
+        claim = (
+            epsilon_claim(ctx, [o for o in attacks.values() if not isinstance(o, str)]) if attacks else None
+        )
     stats = {n: o.proximity for n, o in privacy.items() if not isinstance(o, str) and o.proximity is not None}
     measured = {n: o.stats for n, o in attacks.items() if not isinstance(o, str)}
     found = {n: o for n, o in risks.items() if not isinstance(o, str)}
@@ -695,6 +699,9 @@ def _run_privacy(args: argparse.Namespace) -> int:
             "singling out, linkability and inference": {n: o for n, o in risks.items() if isinstance(o, str)},
         }
     )
+    if settings.claimed_epsilon is not None and claim is None:
+        why = "no view could be attacked" if test is not None else "the attacks need a holdout (--test)"
+        missing.setdefault("claimed epsilon", {})["audit of the claim"] = why
     if args.json:
         printed: dict[str, dict] = {name: {} for name in privacy}
         for name, s in stats.items():
@@ -705,7 +712,9 @@ def _run_privacy(args: argparse.Namespace) -> int:
             for name, a in results.items():
                 printed[name][key] = a.model_dump(mode="json")
         for name, reasons in missing.items():
-            printed[name]["not_measured"] = reasons
+            printed.setdefault(name, {})["not_measured"] = reasons
+        if claim is not None:
+            printed["epsilon_claim"] = claim.model_dump(mode="json")
         print(json.dumps(printed, indent=2))
     else:
         _print_privacy(stats)
@@ -715,7 +724,24 @@ def _run_privacy(args: argparse.Namespace) -> int:
             if results:
                 print()
                 printer(results)
-    return _fail_closed(missing, args.allow_not_evaluated)
+        if claim is not None:
+            print()
+            _print_claim(claim)
+    outcome = _fail_closed(missing, args.allow_not_evaluated)
+    return EXIT_BAR_FAILED if claim is not None and claim.contradicted else outcome
+
+
+def _print_claim(claim: EpsilonClaim) -> None:
+    """The claimed guarantee against the attacks' largest bound: refuted, or not refuted (never confirmed)."""
+    bound = f"the attacks prove epsilon >= {claim.lower_bound:.2f} ({claim.attack} on {claim.table})"
+    claimed = f"Claimed ({claim.epsilon:g}, {claim.delta:g})-differential privacy: {bound}"
+    if claim.contradicted:
+        print(f"{claimed}, above the claim: the evidence contradicts it.")
+    else:
+        print(
+            f"{claimed}, at or below the claim: not contradicted. A population-level lower bound can "
+            "refute a claim, never confirm it."
+        )
 
 
 def _not_measured(reasons: dict[str, dict[str, str | None]]) -> dict[str, dict[str, str]]:

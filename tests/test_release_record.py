@@ -128,6 +128,23 @@ def test_an_honest_sample_does_not_contradict_the_claim_and_no_claim_moves_nothi
     assert honest.headlines["epsilon_lower"] == plain.headlines["epsilon_lower"]
 
 
+def test_the_privacy_command_audits_a_claim_too(population, tmp_path, capsys):
+    """``reportgen privacy --claimed-epsilon`` says whether the attacks refute the claim, and fails when they do."""
+    train, test, fresh = population
+    for role, frame in (("train", train), ("test", test), ("copy", train), ("fresh", fresh)):
+        frame.to_csv(tmp_path / f"{role}.csv", index=False)
+    base = ["privacy", f"--train={tmp_path / 'train.csv'}", "--claimed-epsilon", "0.5", "--json"]
+    codes, claims = {}, {}
+    for synth in ("copy", "fresh"):
+        codes[synth] = main([*base, f"--test={tmp_path / 'test.csv'}", f"--synth={tmp_path / synth}.csv"])
+        claims[synth] = json.loads(capsys.readouterr().out)["epsilon_claim"]
+    assert codes["copy"] == 3 and claims["copy"]["contradicted"] and claims["copy"]["lower_bound"] > 0.5
+    assert codes["fresh"] == 0 and not claims["fresh"]["contradicted"]
+    # without a holdout no attack runs: the claim cannot be audited, which fails as a missing number does
+    assert main([*base, f"--synth={tmp_path / 'fresh.csv'}"]) == 3
+    assert "audit of the claim: the attacks need a holdout" in capsys.readouterr().err
+
+
 def test_a_claimed_delta_loosens_the_bound_and_leaves_every_other_number(population):
     train, test, _ = population
     pure = membership_only(train, test, train, claimed_epsilon=0.5).sections["membership"]

@@ -132,7 +132,7 @@ def compute_membership_section(ctx: EvaluationContext) -> MembershipResult:
         entity_auc=_worst_auc(entities) if entities else None,
         sequence_auc=_worst_auc(sequences) if sequences else None,
         skipped=skipped,
-        claim=_claim(ctx, measured),
+        claim=epsilon_claim(ctx, measured),
     )
 
 
@@ -143,7 +143,7 @@ def claimed_delta(ctx: EvaluationContext) -> float:
     return float(ctx.settings.claimed_delta or 0.0)
 
 
-def _claim(ctx: EvaluationContext, views: list[ViewMembership]) -> EpsilonClaim | None:
+def epsilon_claim(ctx: EvaluationContext, views: list[ViewMembership]) -> EpsilonClaim | None:
     """The claimed (epsilon, delta) against the largest bound at that delta, or None without a claim."""
     if ctx.settings.claimed_epsilon is None:
         return None
