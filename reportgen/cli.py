@@ -429,17 +429,7 @@ def _run_report(args: argparse.Namespace) -> int:
         decision=config.decision if config else None,
         previous=args.previous,
         junit=args.junit,
-        allow_not_evaluated=args.allow_not_evaluated,
-        schema=schema if isinstance(train, str) else None,  # loaded data already carries it
-        targets=_targets(args.target, tables),
-        n_max_train=args.n_max_train,
-        n_max_test=args.n_max_test,
-        n_max_synth=args.n_max_synth,
-        max_categories=args.max_categories,
-        seed=args.seed,
-        title=args.title,
-        progress=_progress(args),
-        **settings,
+        **_judging(args, settings, schema, train, tables),
     )
     _announce(Path(args.out))
     for gate in results.gates.failed:
@@ -450,6 +440,25 @@ def _run_report(args: argparse.Namespace) -> int:
                 f"reportgen: regression since the previous release: {change.label.lower()}", file=sys.stderr
             )
     return EXIT_OK if results.gates.passed else EXIT_BAR_FAILED
+
+
+def _judging(
+    args: argparse.Namespace, settings: dict[str, Any], schema: Schema | None, train: Any, tables: list[str]
+) -> dict[str, Any]:
+    """The keywords ``report`` and ``compare`` both take from the options ``_add_judging`` declares."""
+    return {
+        "allow_not_evaluated": args.allow_not_evaluated,
+        "schema": schema if isinstance(train, str) else None,  # loaded data already carries it
+        "targets": _targets(args.target, tables),
+        "n_max_train": args.n_max_train,
+        "n_max_test": args.n_max_test,
+        "n_max_synth": args.n_max_synth,
+        "max_categories": args.max_categories,
+        "seed": args.seed,
+        "title": args.title,
+        "progress": _progress(args),
+        **settings,
+    }
 
 
 def _run_compare(args: argparse.Namespace) -> int:
@@ -477,17 +486,7 @@ def _run_compare(args: argparse.Namespace) -> int:
         args.out,
         reports=args.reports,
         fail_under=bars,
-        allow_not_evaluated=args.allow_not_evaluated,
-        schema=schema if isinstance(train, str) else None,  # loaded data already carries it
-        targets=_targets(args.target, tables),
-        n_max_train=args.n_max_train,
-        n_max_test=args.n_max_test,
-        n_max_synth=args.n_max_synth,
-        max_categories=args.max_categories,
-        seed=args.seed,
-        title=args.title,
-        progress=_progress(args),
-        **settings,
+        **_judging(args, settings, schema, train, tables),
     )
     print(f"Comparison written to {args.out} (results: {Path(args.out).with_suffix('.json')})")
     if comparison.recommended is None:
