@@ -49,6 +49,8 @@ def column_figure(dist: ColumnDistribution) -> Figure:
     edges = np.asarray(dist.edges)
     if dist.axis == "datetime":
         edges = mdates.date2num(edges.astype("datetime64[s]"))
+    scale = _drawn_scale(edges)
+    edges = edges / scale
     for role in roles:
         style = STYLE[role]
         if role == TRAIN:
@@ -64,18 +66,30 @@ def column_figure(dist: ColumnDistribution) -> Figure:
                 label=style["label"],
                 linestyle="--" if role == TEST else "-",
             )
-    _range_ticks(ax, dist, edges)
+    _range_ticks(ax, dist, edges, scale)
     _finish(ax, dist)
     if side:
         _side_panel(fig.add_subplot(grid[0, 1], sharey=ax), side, roles)
     return fig
 
 
-def _range_ticks(ax: Axes, dist: ColumnDistribution, edges: np.ndarray) -> None:
+def _drawn_scale(edges: np.ndarray) -> float:
+    """What the edges are divided by to be drawn: 1, or their largest magnitude.
+
+    The latter when the range is too wide for matplotlib to place ticks on: its width near or past
+    a double's largest value, as from -1e308 to 1e308.
+    """
+    if edges.size == 0 or edges[-1] / 2 - edges[0] / 2 < np.finfo(float).max / 8:  # halves: no overflow
+        return 1.0
+    return float(np.max(np.abs(edges)))
+
+
+def _range_ticks(ax: Axes, dist: ColumnDistribution, edges: np.ndarray, scale: float) -> None:
     """Ticks at both ends of the plotted range and a few round values between.
 
-    An end whose outer bin also holds the values beyond the range (``outside_range``) reads "≤ x"
-    or "≥ x": the bar there is not the share at x alone.
+    ``edges`` are drawn divided by ``scale`` (``_drawn_scale``); the labels read the values. An end
+    whose outer bin also holds the values beyond the range (``outside_range``) reads "≤ x" or
+    "≥ x": the bar there is not the share at x alone.
     """
     per_value = dist.kind == "integer" and np.allclose(np.diff(edges), 1.0)
     low, high = (edges[0] + 0.5, edges[-1] - 0.5) if per_value else (edges[0], edges[-1])
@@ -87,7 +101,7 @@ def _range_ticks(ax: Axes, dist: ColumnDistribution, edges: np.ndarray) -> None:
     margin = 0.27 * (high - low)  # room for the end labels, which read "≤ x" / "≥ x"
     inner = [float(t) for t in between if low + margin < t < high - margin]
     ticks = [low, *inner, high] if high > low else [low]
-    labels = _value_labels(ticks, dates)
+    labels = _value_labels([t * scale for t in ticks], dates)
     if any(below > 0 for below, _ in dist.outside_range.values()):
         labels[0] = f"≤ {labels[0]}"
     if len(ticks) > 1 and any(above > 0 for _, above in dist.outside_range.values()):

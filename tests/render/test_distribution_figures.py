@@ -10,6 +10,7 @@ from reportgen.catalogue import report_settings
 from reportgen.metrics.distributions import compute_distributions
 from reportgen.preparation import prepare_context
 from reportgen.render.distribution_figures import PAIR_LABEL, column_figure, pair_figure
+from reportgen.render.figures import MINUS
 
 CUT_NUMBER = re.compile(r"\d[,.]?…|…[,.]?\d")
 
@@ -145,3 +146,16 @@ def test_a_difference_among_levels_too_rare_to_show_is_stated_under_the_bars():
     assert "rare-" not in " ".join(t.get_text() for t in fig.axes[0].get_yticklabels())
     # the note sits under the axes, clear of its tick labels
     assert fig._supxlabel.get_window_extent().y1 <= fig.axes[0].get_tightbbox().y0 + 1
+
+
+def test_values_across_the_whole_double_range_draw_with_their_own_tick_labels():
+    """A column spread from -1.7e308 to 1.7e308: the range's width overflows a double."""
+    rng = np.random.default_rng(2)
+    real, synth = (pd.DataFrame({"x": rng.uniform(-1.7, 1.7, 500) * 1e308}) for _ in range(2))
+    x = distributions(real, synth).columns[0]
+    assert not np.isfinite(x.edges[-1] - x.edges[0])
+    fig = drawn(column_figure(x))
+    labels = tick_texts(fig.axes[0])
+    assert labels[0].lstrip("≤ ").startswith(MINUS + "1.") and labels[0].endswith("e+308"), labels
+    assert labels[-1].lstrip("≥ ").startswith("1.") and labels[-1].endswith("e+308"), labels
+    assert_no_overlapping_labels(fig)
