@@ -1,5 +1,6 @@
 """The packaged demos: their PDFs open, show every section, and say exactly what their JSON says."""
 
+import math
 import re
 import shlex
 
@@ -13,6 +14,7 @@ from reportgen import ForeignKey, PrimaryKey, RelationalData, ReportResults, Sch
 from reportgen.catalogue import sections
 from reportgen.cli import main
 from reportgen.headlines import headlines
+from reportgen.outputs import results_sha256
 from reportgen.render.document import render_html
 from reportgen.render.formatting import fmt_count, fmt_num, fmt_pct
 from reportgen.render.wide import HEATMAP_COLUMNS
@@ -220,9 +222,14 @@ def test_without_a_holdout_no_caption_speaks_of_one(demo):
 # row order, the holdout overlap against chance and the sequences' tolerances were written down.
 # The body grew from 17 to 18 pages with the approver's decision block (its own last page), and the
 # appendix from 18 to 20 with the standards part (11 criteria of five documents, each with its numbers).
+# The run part lists each input table's fingerprint, one row per role and table: three rows for one
+# table with a holdout; laid out with the JSON's SHA-256 line as the PDF prints it, the relational
+# demo's eight rows and the wide report's nine take one page more (21), so the budget grows by a page
+# per 20 rows past three.
 BODY_PAGES_ONE_TABLE = 18
 BODY_PAGES_PER_EXTRA_TABLE = 6
 APPENDIX_PAGES = 20
+APPENDIX_FINGERPRINT_ROWS_PER_PAGE = 20
 
 
 @pytest.fixture(scope="module")
@@ -241,10 +248,10 @@ def wide_pages(wide):
 
 
 def laid_out(results: ReportResults):
-    """The report's HTML laid out by WeasyPrint, as its PDF prints it."""
+    """The report's HTML laid out by WeasyPrint, as its PDF prints it (its JSON's SHA-256 included)."""
     from .render.layout import layout
 
-    return layout(render_html(results, sections()))
+    return layout(render_html(results, sections(), json_sha256=results_sha256(results.to_json())))
 
 
 def names_in(results: ReportResults) -> set[str]:
@@ -261,10 +268,12 @@ def layout_problems(results: ReportResults, document) -> dict[str, object]:
     from .render.layout import names_broken_mid_word, overflowing_text, page_of
 
     extra_tables = len(results.sections["overview"].tables) - 1
+    extra_fingerprints = sum(len(tables) for tables in results.run.inputs.values()) - 3
     body = page_of(document, "run") - 1
+    appendix = APPENDIX_PAGES + math.ceil(max(0, extra_fingerprints) / APPENDIX_FINGERPRINT_ROWS_PER_PAGE)
     budgets = {
         "body pages": (body, BODY_PAGES_ONE_TABLE + BODY_PAGES_PER_EXTRA_TABLE * extra_tables),
-        "appendix pages": (len(document.pages) - body, APPENDIX_PAGES),
+        "appendix pages": (len(document.pages) - body, appendix),
     }
     problems = {
         "text past its cell or the page margin": overflowing_text(document),
