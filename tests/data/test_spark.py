@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -217,17 +218,20 @@ def test_the_scale_out_ks_equals_the_one_window_ks_on_duckdb(tmp_path):
 
 
 # -- DuckDB, PostgreSQL and Spark ----------------------------------------------------------------------
-@pytest.mark.postgres
-@SPARK
-@JAVA
-@SPARK_GROUP
-def test_one_table_gives_the_same_numbers_samples_and_fingerprints_on_three_engines_and_spark_connect(
-    spark_session, spark_connect, fresh_postgres_url, tmp_path
-):
-    """Spark twice: the classic session, and a Spark Connect client of it (Databricks' way in)."""
-    data = {"train": events(700, 0), "synth": events(500, 1)}
-    write_parquet(data, tmp_path)
-    write_postgres(data, fresh_postgres_url)
+ONE_TABLE = {"train": (700, 0), "synth": (500, 1)}  # rows and seed of each generated table
+
+
+@pytest.fixture(scope="module")
+def one_table(tmp_path_factory) -> tuple[dict[str, pa.Table], Path]:
+    """The generated train and synth tables, and the folder of their Parquet files."""
+    data = {name: events(n, seed) for name, (n, seed) in ONE_TABLE.items()}
+    folder = tmp_path_factory.mktemp("one_table")
+    write_parquet(data, folder)
+    return data, folder
+
+
+def everything_counted(source: Source, data: dict[str, pa.Table]) -> dict:
+    """Every number, sample and batch of ``data``'s tables that the engine computes for a report."""
     canonical = pd.DataFrame(
         {
             c: to_canonical(data["train"].column(c).to_pandas(), k, c, show_examples=False)
@@ -235,30 +239,54 @@ def test_one_table_gives_the_same_numbers_samples_and_fingerprints_on_three_engi
         }
     )
     bins = {c: fit_bins(c, k, canonical[c], n_bins=12) for c, k in KINDS.items()}
-    found = {}
+    streamed = source.engine.batches(f"SELECT id FROM {source.relations['synth']} ORDER BY id", 400)
+    return {
+        "numbers": {t: numbers(source, t, KINDS, bins) for t in data},
+        "ks": lake.ks_statistics(roles(source), {c: k for c, k in KINDS.items() if k.is_ordered}),
+        "sample": sample_ids(source, "train", 100, seed=3),
+        "other seed": sample_ids(source, "train", 100, seed=4),
+        "batches": [frame["id"].tolist() for frame in streamed],
+    }
+
+
+@pytest.mark.postgres
+@SPARK
+@JAVA
+@SPARK_GROUP
+def test_one_table_gives_the_same_numbers_samples_and_fingerprints_on_three_engines(
+    spark_session, fresh_postgres_url, one_table
+):
+    data, folder = one_table
+    write_postgres(data, fresh_postgres_url)
     with (
-        rg.sources.parquet(tmp_path) as duck,
+        rg.sources.parquet(folder) as duck,
         rg.sources.sql(fresh_postgres_url) as postgres,
-        spark_source(spark_session, tmp_path, ["train", "synth"]) as spark,
-        spark_source(spark_connect, tmp_path, ["train", "synth"]) as connect,
+        spark_source(spark_session, folder, ["train", "synth"]) as spark,
     ):
-        engines = (("duckdb", duck), ("postgresql", postgres), ("spark", spark), ("connect", connect))
-        for name, source in engines:
-            streamed = source.engine.batches(f"SELECT id FROM {source.relations['synth']} ORDER BY id", 400)
-            found[name] = {
-                "numbers": {t: numbers(source, t, KINDS, bins) for t in data},
-                "ks": lake.ks_statistics(roles(source), {c: k for c, k in KINDS.items() if k.is_ordered}),
-                "sample": sample_ids(source, "train", 100, seed=3),
-                "other seed": sample_ids(source, "train", 100, seed=4),
-                "batches": [frame["id"].tolist() for frame in streamed],
-            }
-    assert type(spark_connect).__module__.startswith("pyspark.sql.connect")
-    assert found["duckdb"] == found["postgresql"] == found["spark"] == found["connect"]
-    assert [len(ids) for ids in found["connect"]["batches"]] == [400, 100]
+        found = {
+            name: everything_counted(s, data)
+            for name, s in (("duckdb", duck), ("postgresql", postgres), ("spark", spark))
+        }
+    assert found["duckdb"] == found["postgresql"] == found["spark"]
+    assert [len(ids) for ids in found["spark"]["batches"]] == [400, 100]
     duck_numbers = found["duckdb"]["numbers"]["train"]
     assert duck_numbers["rows"] == 700 and duck_numbers["missing"]["x"] == 4  # NaN, +-inf, missing
     assert sum(duck_numbers["univariate"][0]) == 700
     assert found["duckdb"]["sample"] != found["duckdb"]["other seed"]
+
+
+@SPARK
+@JAVA
+@SPARK_GROUP
+def test_a_spark_connect_client_gives_the_numbers_of_duckdb_too(spark_connect, one_table):
+    """Spark Connect (Databricks' way in) is a client of the same session's server: its own SQL path."""
+    data, folder = one_table
+    with (
+        rg.sources.parquet(folder) as duck,
+        spark_source(spark_connect, folder, ["train", "synth"]) as connect,
+    ):
+        assert type(spark_connect).__module__.startswith("pyspark.sql.connect")
+        assert everything_counted(connect, data) == everything_counted(duck, data)
 
 
 @pytest.mark.postgres
