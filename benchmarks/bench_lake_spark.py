@@ -5,7 +5,8 @@ process of its own: once with DuckDB reading the folders, once with a local Spar
 (``local[N]``) reading the same files. Prints per engine the wall time, the Python process's peak
 RSS (``ru_maxrss``; Spark's JVM is a separate process, not counted), the similarity score, and how
 many times statements read each table (``_count_statements``: a statement reading a table twice
-reads it twice; row counts from metadata and column lookups apart).
+reads it twice; row counts from metadata and column lookups apart), and the seconds its statements
+took by the step that sent them (a streamed statement counts until its first batch only).
 
     python benchmarks/bench_lake_spark.py --rows 20000000 --folder /tmp/lake --cores 2
     python benchmarks/bench_lake_spark.py --rows 20000000 --folder /tmp/lake --engines spark
@@ -30,14 +31,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_lake import ROWS_PER_FILE, _generate  # bench_lake writes the data
 
 
-def _count_statements(relations: dict[str, str], scans: dict[str, Counter]) -> None:
+def _count_statements(relations: dict[str, str], scans: dict[str, Counter], steps: Counter) -> None:
     """Count, per role, each statement that reads ``relations[role]``, on every engine of its class.
 
     Patched on the engine classes, so that statements of engines reportgen opens itself (DuckDB's
     KS runs on a connection of its own) count too. Each mention of the relation in a statement
     is one read ("scans"); a bare ``SELECT COUNT(*)`` (answered from Parquet metadata) and a
     statement that asks for the columns only (``DESCRIBE``, ``LIMIT 0``) count under
-    "metadata" instead.
+    "metadata" instead. ``steps`` adds up the seconds of every statement by the function of
+    ``reportgen.data`` that sent it (``ks_statistics``, ``content_digest``, ...).
     """
     from reportgen.data.engines import DuckDBEngine
     from reportgen.data.spark import SparkEngine
@@ -51,7 +53,11 @@ def _count_statements(relations: dict[str, str], scans: dict[str, Counter]) -> N
                 bare = query.strip() == f"SELECT COUNT(*) FROM {relation}"
                 columns_only = query.startswith("DESCRIBE") or query.rstrip().endswith("LIMIT 0")
                 scans[role]["metadata" if bare or columns_only else "scans"] += mentions
-            return method(self, query, *args)
+            start = time.perf_counter()
+            try:
+                return method(self, query, *args)
+            finally:
+                steps[_sender()] += time.perf_counter() - start
 
         return run
 
@@ -60,9 +66,21 @@ def _count_statements(relations: dict[str, str], scans: dict[str, Counter]) -> N
             setattr(engine, name, counted(getattr(engine, name)))
 
 
+def _sender() -> str:
+    """The innermost function of ``reportgen.data`` (outside the engines) on the calling stack."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        path = frame.f_code.co_filename.replace("\\", "/")
+        if "/reportgen/data/" in path and not path.endswith(("/engines.py", "/spark.py")):
+            return frame.f_code.co_name
+        frame = frame.f_back
+    return "other"
+
+
 def run_one(engine: str, folder: Path, cores: int, seed: int) -> dict:
     """One whole report on ``engine``; its figures as a dict."""
     scans: dict[str, Counter] = {"train": Counter(), "synth": Counter()}
+    steps: Counter = Counter()
     session = None
     if engine == "spark":
         from pyspark.sql import SparkSession
@@ -81,7 +99,7 @@ def run_one(engine: str, folder: Path, cores: int, seed: int) -> dict:
         }
     else:
         opened = {role: rg.sources.parquet(folder / role) for role in scans}
-    _count_statements({role: source.relations["events"] for role, source in opened.items()}, scans)
+    _count_statements({role: source.relations["events"] for role, source in opened.items()}, scans, steps)
     start = time.perf_counter()
     results = rg.report(opened["train"], None, opened["synth"], folder / f"r-{engine}.html", seed=seed)
     elapsed = time.perf_counter() - start
@@ -96,6 +114,7 @@ def run_one(engine: str, folder: Path, cores: int, seed: int) -> dict:
         "similarity": round(similarity.score, 3),  # type: ignore[attr-defined]
         "basis": basis.label,
         "scans": {role: dict(counts) for role, counts in scans.items()},
+        "seconds by step": {step: round(seconds, 1) for step, seconds in steps.most_common()},
     }
 
 

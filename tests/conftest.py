@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +88,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         prefix = module.removeprefix("tests/").removesuffix(".py")
         for item, used in members:
             item.add_marker(pytest.mark.xdist_group(f"{prefix}:{root[min(used)]}"))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--record-durations",
+        metavar="PATH",
+        type=Path,
+        help="write each test's seconds (setup, call and teardown) to PATH as JSON, for "
+        "benchmarks/suite_time.py",
+    )
+
+
+_recorded: dict[str, float] = {}
+_GROUP_SUFFIX = re.compile(r"@[^\[\]]*$")  # what --dist loadgroup appends to a grouped test's id
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    nodeid = _GROUP_SUFFIX.sub("", report.nodeid)
+    _recorded[nodeid] = _recorded.get(nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """With ``--record-durations``, the main process writes the times of the tests that ran."""
+    path = session.config.getoption("--record-durations")
+    if path is not None and not hasattr(session.config, "workerinput"):
+        times = {nodeid: round(seconds, 2) for nodeid, seconds in sorted(_recorded.items())}
+        path.write_text(json.dumps(times, indent=0) + "\n")
 
 
 @pytest.hookimpl(tryfirst=True)
