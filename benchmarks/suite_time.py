@@ -16,8 +16,10 @@ ordering the units was not worth a hook. A simulation from one run's times, not 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import heapq
 import json
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -56,10 +58,9 @@ def main() -> None:
     args = parser.parse_args()
     known = json.loads(args.durations.read_text())
     collector = _Collector()
-    code = pytest.main(
-        ["--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider", str(ROOT / "tests")],
-        plugins=[collector],
-    )
+    with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):  # not the list of tests
+        options = ["--collect-only", "-q", "-n", "0", "-p", "no:cacheprovider", str(ROOT / "tests")]
+        code = pytest.main(options, plugins=[collector])
     if code != 0:
         sys.exit(f"collection failed (exit {code})")
     typical = sorted(known.values())[len(known) // 2]
