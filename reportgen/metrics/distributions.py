@@ -219,7 +219,7 @@ def plot_edges(real: np.ndarray, *, integer: bool = False) -> np.ndarray:
     x = real[~np.isnan(real)]
     if len(x) == 0:
         return np.array([0.0, 1.0])
-    if not _too_wide(x.min(), x.max()):
+    if not too_wide(x.min(), x.max()):
         low, high = np.quantile(x, PLOT_RANGE)
     else:  # the same on halves, exact in binary
         low, high = 2 * np.quantile(x / 2, PLOT_RANGE)
@@ -227,16 +227,20 @@ def plot_edges(real: np.ndarray, *, integer: bool = False) -> np.ndarray:
         low, high = float(x.min()), float(x.max())
     if high <= low:
         return np.array([low - 0.5, low + 0.5])
-    if _too_wide(low, high):
+    if too_wide(low, high):
         return 2 * np.linspace(low / 2, high / 2, N_PLOT_BINS + 1)
     if integer and high - low + 1 <= N_PLOT_BINS:
         return np.arange(np.floor(low), np.ceil(high) + 2) - 0.5
     return np.linspace(low, high, N_PLOT_BINS + 1)
 
 
-def _too_wide(low: float, high: float) -> bool:
-    """Whether ``high - low`` overflows a double (from -1e308 to 1e308); halves cannot overflow."""
-    return bool(high / 2 - low / 2 > np.finfo(float).max / 2)
+def too_wide(low: float, high: float, *, headroom: float = 1.0) -> bool:
+    """Whether ``headroom * (high - low)`` overflows a double (from -1e308 to 1e308).
+
+    Computed on halves, which cannot overflow. A ``headroom`` above 1 leaves room for arithmetic on
+    the width (a figure's margins and ticks).
+    """
+    return bool(high / 2 - low / 2 > np.finfo(float).max / (2 * headroom))
 
 
 def _exact_values(tied: tuple[float, ...], real: np.ndarray, edges: np.ndarray) -> list[float]:

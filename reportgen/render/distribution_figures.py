@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from reportgen.data.roles import SYNTH, TEST, TRAIN
-from reportgen.metrics.distributions import ColumnDistribution, PairDistribution
+from reportgen.metrics.distributions import ColumnDistribution, PairDistribution, too_wide
 from reportgen.render.figures import (
     compact_labels,
     date_labels,
@@ -79,7 +79,7 @@ def _drawn_scale(edges: np.ndarray) -> float:
     The latter when the range is too wide for matplotlib to place ticks on: its width near or past
     a double's largest value, as from -1e308 to 1e308.
     """
-    if edges.size == 0 or edges[-1] / 2 - edges[0] / 2 < np.finfo(float).max / 8:  # halves: no overflow
+    if edges.size == 0 or not too_wide(edges[0], edges[-1], headroom=4):
         return 1.0
     return float(np.max(np.abs(edges)))
 
