@@ -62,10 +62,10 @@ def test_a_failing_render_leaves_no_partial_file(people, tmp_path, monkeypatch):
     target = tmp_path / "r.pdf"
     target.write_bytes(b"previous report")
 
-    def broken(html, attachments=()):
+    def broken(results, pages, **given):
         raise RuntimeError("renderer crashed")
 
-    monkeypatch.setattr(document, "html_to_pdf", broken)
+    monkeypatch.setattr(document, "report_pdf", broken)
     with pytest.raises(RuntimeError):
         report(train, test, synth, target)
     assert target.read_bytes() == b"previous report"

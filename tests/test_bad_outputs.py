@@ -33,7 +33,8 @@ from reportgen.cli import main
 from reportgen.disclosure import Disclosure
 from reportgen.headlines import MIN_ROWS_CAVEAT, headlines
 from reportgen.preparation import prepare_context
-from reportgen.render.document import html_to_pdf, write_report
+from reportgen.render.document import write_report
+from reportgen.render.pdf import html_to_pdf
 from reportgen.render.formatting import MAX_WORD, short_words
 from reportgen.results import ReportResults
 from reportgen.settings import ReportColumns, ReportSettings
@@ -211,10 +212,10 @@ def test_an_exception_in_pdf_rendering_leaves_the_old_pair(written, tmp_path, mo
     shutil.copy(folder / "r.html", folder / "r.pdf")  # an old "PDF" beside the old JSON
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
 
-    def broken(html: str, attachments=()) -> bytes:
+    def broken(results, pages, **given) -> bytes:
         raise RuntimeError("font cache corrupted")
 
-    monkeypatch.setattr("reportgen.render.document.html_to_pdf", broken)
+    monkeypatch.setattr("reportgen.render.document.report_pdf", broken)
     results = ReportResults.load(folder / "r.json")
     with pytest.raises(RuntimeError, match="font cache"):
         write_report(results, folder / "r.pdf", sections())

@@ -15,7 +15,7 @@ from reportgen.catalogue import sections
 from reportgen.cli import main
 from reportgen.headlines import headlines
 from reportgen.outputs import results_sha256
-from reportgen.render.document import render_html
+from reportgen.render.document import laid_out_report, render_html
 from reportgen.render.formatting import fmt_count, fmt_num, fmt_pct
 from reportgen.render.wide import HEATMAP_COLUMNS
 
@@ -136,10 +136,12 @@ def test_the_contents_number_every_part_in_page_order_over_both_columns(single):
         (len(first) + 1, len(first)),
     ]
     assert len(first) - len(second) in (0, 1)
-    parts = re.findall(
-        r'<[a-z]+ class="[^"]*" id="(findings|sec-[^"]+|decision|run|methodology|m-standards|glossary)"', html
-    )
+    parts = re.findall(r'<[a-z]+ class="[^"]*" id="(findings|sec-[^"]+|decision|run|m-standards)"', html)
     assert first + second == parts
+    # The appendix follows, unnumbered: the PDF lays it out on its own and numbers its pages A-1, ...
+    appendix = re.findall(r'<ul class="toc-appendix">(.*?)</ul>', contents, re.DOTALL)[0]
+    assert re.findall(r'href="#([^"]+)"', appendix) == ["methodology", "glossary"]
+    assert html.index('id="m-standards"') < html.index('id="methodology"') < html.index('id="glossary"')
 
 
 def test_demo_pdf_has_the_overview(demo):
@@ -249,10 +251,8 @@ def wide_pages(wide):
 
 
 def laid_out(results: ReportResults):
-    """The report's HTML laid out by WeasyPrint, as its PDF prints it (its JSON's SHA-256 included)."""
-    from .render.layout import layout
-
-    return layout(render_html(results, sections(), json_sha256=results_sha256(results.to_json())))
+    """The report laid out by WeasyPrint as its PDF prints it (its JSON's SHA-256 included)."""
+    return laid_out_report(results, sections(), json_sha256=results_sha256(results.to_json()))
 
 
 def names_in(results: ReportResults) -> set[str]:

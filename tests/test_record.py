@@ -25,7 +25,8 @@ from reportgen.catalogue import sections
 from reportgen.cli import EXIT_NOT_VERIFIED, EXIT_OK, main
 from reportgen.intoto import PREDICATE_TYPE, STATEMENT_TYPE, statement_problems
 from reportgen.record import predicate_of
-from reportgen.render.document import write_report
+from reportgen.render.document import laid_out_report, write_report
+from reportgen.results import ReportResults
 
 pytestmark = pytest.mark.xdist_group("record")
 
@@ -265,3 +266,67 @@ def structure_elements(node, kind: str):
     kids = node.get("/K")
     for kid in kids if isinstance(kids, list) else [] if kids is None else [kids]:
         yield from structure_elements(kid, kind)
+
+
+# -- the appendix, laid out on its own and joined ------------------------------------------------------
+def footers(pdf: PdfReader) -> list[str]:
+    """Each page's "Page ..." footer, as the PDF prints it."""
+    return [re.findall(r"Page (A?-?\d+ of A?-?\d+)", page.extract_text())[-1] for page in pdf.pages]
+
+
+def test_the_appendix_pages_are_numbered_on_their_own_and_every_link_into_them_resolves(pdf):
+    shown = footers(pdf)
+    body = sum(not label.startswith("A-") for label in shown)
+    appendix = len(shown) - body
+    assert body >= 10 and appendix >= 10
+    assert shown == [f"{n} of {body}" for n in range(1, body + 1)] + [
+        f"A-{n} of A-{appendix}" for n in range(1, appendix + 1)
+    ]
+    destinations = {name: pdf.get_destination_page_number(d) for name, d in pdf.named_destinations.items()}
+    assert destinations["methodology"] == body and destinations["glossary"] > body  # from 0
+    contents = next(page.extract_text() for page in pdf.pages if "Contents" in page.extract_text())
+    glossary = f"A-{destinations['glossary'] - body + 1}"
+    assert re.search(r"Appendix: Methodology[ .]*A-1\b", contents), contents
+    assert re.search(rf"Appendix: Glossary[ .]*{glossary}\b", contents), contents
+    assert all("/StructParents" in page for page in pdf.pages)  # every page is in the structure tree
+
+
+def test_every_part_is_headed_with_the_number_the_contents_give_it(pdf):
+    parts = [entry for entry in pdf.outline[1] if not isinstance(entry, list)]  # under the report's title
+    titles = [entry["/Title"] for entry in parts]
+    numbered = parts[titles.index("Findings") : titles.index("Methodology")]
+    assert [entry["/Title"] for entry in numbered][-3:] == [
+        "Decision on this release",
+        "How this report was produced",
+        "Standards and guidance: what the numbers speak to",
+    ]
+    contents = next(n for n, page in enumerate(pdf.pages) if "Contents" in page.extract_text())
+    for number, entry in enumerate(numbered, 1):
+        page = pdf.get_destination_page_number(entry)
+        if page != contents:  # where the contents list it too
+            heading = "".join(f"{number}. {entry['/Title']}".split())  # compared without the line breaks
+            assert heading in "".join(pdf.pages[page].extract_text().split()), heading
+
+
+def test_a_kept_appendix_layout_prints_the_text_a_fresh_one_would_and_follows_the_settings(made, monkeypatch):
+    from reportgen.render import pdf
+
+    from .render.layout import lines
+
+    results = ReportResults.load(made / "r.json")
+    real, laid_out = pdf._appendix_layout, []
+
+    def counted(html: str):
+        laid_out.append(html)
+        return real(html)
+
+    monkeypatch.setattr(pdf, "_appendix_layout", counted)
+    pdf.forget_appendices()
+    fresh = laid_out_report(results, sections(), json_sha256=None)
+    kept = laid_out_report(results, sections(), json_sha256=None)
+    assert len(laid_out) == 1
+    assert [line.text for line in lines(kept)] == [line.text for line in lines(fresh)]
+    reseeded = results.model_copy(update={"run": results.run.model_copy(update={"seed": 7})})
+    other = " ".join(line.text for line in lines(laid_out_report(reseeded, sections(), json_sha256=None)))
+    assert len(laid_out) == 2  # the seed is printed in the appendix: laid out anew
+    assert "(seed 7)" in other and "(seed 7)" not in " ".join(line.text for line in lines(fresh))

@@ -190,7 +190,7 @@ def test_each_criterion_points_at_numbers_that_exist_in_the_json(leaky_release):
     assert copies["value"] == 1.0  # a verbatim copy: every synthetic row is a training row
     claimed = [e for row in rows for e in row["evidence"] if e["path"] == "headlines.epsilon_claim.value"]
     assert claimed and claimed[0]["value"] == results.sections["membership"].claim.lower_bound
-    assert "What the numbers speak to: criteria of standards and guidance" in text
+    assert "Standards and guidance: what the numbers speak to" in text
     assert "No attack here models an adversary with auxiliary data beyond the holdout" in text
     assert "complies" not in text.lower() and "compliant" not in text.lower()
 
@@ -205,10 +205,10 @@ def test_a_number_not_computed_stays_on_the_page_with_its_reason(population):
     identity = next(c for c in results.standards if c.key == "nist800188-identity")
     assert [e.status for e in identity.evidence][:2] == ["measured", "measured"]  # the attacks did run
     assert not any(e.path.endswith("epsilon_claim.value") for c in results.standards for e in c.evidence)
-    html = render_back_matter("appendix.html.j2", results, sections())
-    appendix = " ".join(re.sub(r"<[^>]+>", "", html).split())
-    assert "(1) the privacy risks section is not part of this run;" in appendix
-    assert "Singling-out risk not computed (1)" in appendix
+    html = render_back_matter("standards.html.j2", results, sections())
+    page = " ".join(re.sub(r"<[^>]+>", "", html).split())
+    assert "(1) the privacy risks section is not part of this run;" in page
+    assert "Singling-out risk not computed (1)" in page
 
 
 # -- the decision block ---------------------------------------------------------------------------

@@ -20,9 +20,10 @@ from markupsafe import Markup
 from reportgen.choice import Candidate, CandidateComparison, badness
 from reportgen.outputs import json_path_of, results_sha256, write_pair
 from reportgen.record import predicate_of
-from reportgen.render.document import html_to_pdf, output_format, page_one_context
+from reportgen.render.document import output_format, page_one_context
 from reportgen.render.environment import environment
 from reportgen.render.formatting import break_opportunities
+from reportgen.render.pdf import html_to_pdf
 from reportgen.results import CONCERNS, ConcernVerdict, Headline, Unit
 
 TEMPLATE = "candidates.html.j2"

@@ -17,12 +17,14 @@ results hold one, a blank form to complete otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from jinja2 import Environment, nodes
 from markupsafe import Markup
@@ -34,13 +36,13 @@ from reportgen.record import predicate_of
 from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
 from reportgen.render.formatting import break_opportunities
-from reportgen.results import ReportResults
+from reportgen.render.pdf import joined, laid_out_appendix, lay_out, write_pdf
+from reportgen.results import ReportResults, RunInfo
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
 NOT_COMPUTED_TEMPLATE = "sections/not_computed.html.j2"
 APPENDIX_TEMPLATE = "appendix.html.j2"
 METHOD_MACRO = "method"  # methodology_macros.html.j2: one numbered part of the appendix
-PDF_VARIANT = "pdf/ua-1"  # WeasyPrint's accessible variant: tagged, PDF 1.7, its XMP conformance
 
 
 @dataclass(frozen=True)
@@ -76,14 +78,63 @@ class AppendixNumbers(dict[str, int]):
         )
 
 
+Part = Literal["whole", "body", "appendix"]
+
+
 def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256: str | None = None) -> str:
     """The whole report as one HTML document; ``json_sha256`` is the fingerprint of its JSON.
 
     ``pages``: every registered section (``reportgen.catalogue.sections()``), of which those that
     apply to these results get a page.
     """
+    return _render_document(results, pages, "whole", json_sha256=json_sha256)
+
+
+def render_body_html(
+    results: ReportResults,
+    pages: Sequence[Section],
+    *,
+    json_sha256: str | None,
+    appendix_pages: Mapping[str, str],
+) -> str:
+    """The report without its appendix, for the PDF; ``appendix_pages``: each appendix anchor's page label."""
+    return _render_document(results, pages, "body", json_sha256=json_sha256, appendix_pages=appendix_pages)
+
+
+def render_appendix_html(results: ReportResults, pages: Sequence[Section]) -> str:
+    """The appendix alone (methodology, references, glossary), for the PDF, which lays it out on its own.
+
+    It reads only the run's settings, seed and holdout (``run``), never a number of the results, so
+    reports with the same settings share its text and its layout (``reportgen.render.pdf``).
+    """
+    return _render_document(results, pages, "appendix")
+
+
+def start_appendix(run: RunInfo, pages: Sequence[Section]) -> None:
+    """Lay out the appendix of a report with this run record in the background, before its numbers exist.
+
+    The appendix reads nothing else (``render_appendix_html``), so the report's PDF finds it laid out
+    (``reportgen.render.pdf.laid_out_appendix``) and lays out only its body after the sections. An
+    error here is left for that later call, which meets it where the report can say so.
+    """
+
+    def lay_out_appendix() -> None:
+        with contextlib.suppress(Exception):
+            laid_out_appendix(render_appendix_html(ReportResults(run=run), pages))
+
+    threading.Thread(target=lay_out_appendix, name="reportgen-appendix", daemon=True).start()
+
+
+def _render_document(
+    results: ReportResults,
+    pages: Sequence[Section],
+    part: Part,
+    *,
+    json_sha256: str | None = None,
+    appendix_pages: Mapping[str, str] | None = None,
+) -> str:
     registered = {s.name: s for s in pages}
-    shown = [registered[name] for name in _page_order(results, registered)]
+    shown = [registered[name] for name in _page_order(results, registered)] if part != "appendix" else []
     env = environment(packages_of(s.template_package for s in pages))
     numbers = appendix_numbers(env, pages)
     rendered = [_render_section(env, s, results, numbers) for s in shown]
@@ -93,6 +144,7 @@ def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256
     )
     html = env.get_template("report.html.j2").render(
         **page_one_context(results),
+        part=part,
         comparison=results.comparison,
         not_applicable={
             registered[name].title: r.reason
@@ -101,6 +153,8 @@ def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256
         },
         sections=rendered,
         contents=_contents(results, rendered),
+        appendix_contents=APPENDIX_CONTENTS,
+        appendix_pages=appendix_pages,
         decision=results.decision,
         **appendix_context(env, results, pages, numbers),
         css=Markup(css),
@@ -121,17 +175,18 @@ def page_one_context(results: ReportResults) -> dict[str, Any]:
     }
 
 
+APPENDIX_CONTENTS = (("methodology", "Methodology"), ("glossary", "Glossary"))  # (anchor, title), unnumbered
+
+
 def _contents(results: ReportResults, rendered: list[RenderedSection]) -> list[tuple[str, str]]:
-    """The table of contents in page order: (anchor, title) of each numbered part of the report."""
+    """The table of contents in page order: (anchor, title) of each numbered part before the appendix."""
     return [
         *([("comparison", "Compared with the previous release")] if results.comparison else []),
         ("findings", "Findings"),
         *((f"sec-{s.name}", s.title) for s in rendered),
         ("decision", "Decision on this release"),
         ("run", "How this report was produced"),
-        ("methodology", "Methodology"),
         ("m-standards", "Standards and guidance: what the numbers speak to"),
-        ("glossary", "Glossary"),
     ]
 
 
@@ -179,7 +234,7 @@ def missing_reasons(results: ReportResults) -> list[str]:
 
 
 def render_back_matter(template: str, results: ReportResults, pages: Sequence[Section]) -> str:
-    """``appendix.html.j2`` or ``glossary.html.j2`` alone, rendered as ``render_html`` renders it."""
+    """One part alone (``appendix.html.j2``, ``glossary.html.j2``, ``standards.html.j2``) as in the report."""
     env = environment(packages_of(s.template_package for s in pages))
     numbers = appendix_numbers(env, pages)
     return env.get_template(template).render(
@@ -275,22 +330,24 @@ def _methodology(
     return RenderedMethodology(None if declared else undeclared_anchor(section), section.title, Markup(html))
 
 
-def html_to_pdf(html: str, attachments: Sequence[tuple[str, bytes]] = ()) -> bytes:
-    """The PDF of an HTML document (fonts and layout by WeasyPrint): tagged, PDF/UA-1, with attachments.
+def report_pdf(results: ReportResults, pages: Sequence[Section], *, json_text: str, json_name: str) -> bytes:
+    """The report's PDF, printing its JSON's SHA-256 and carrying the JSON as ``json_name``.
 
-    Tagged (``pdf_tags``): the PDF holds a structure tree (headings, paragraphs, tables, figures
-    with their alt text) that screen readers and text extraction follow, as PDF/UA-1
-    (``pdf_variant``) asks, beside the document's language (``<html lang>``) and title
-    (``<title>``), which the template sets. ``attachments`` are (file name, bytes) embedded in the
-    PDF: the report's JSON, so the evidence travels inside the file an approver files.
+    See ``laid_out_report`` for how its pages are laid out.
     """
-    from weasyprint import HTML, Attachment
+    document = laid_out_report(results, pages, json_sha256=results_sha256(json_text))
+    return write_pdf(document, [(json_name, json_text.encode("utf-8"))])
 
-    embedded = [
-        Attachment(string=content, name=name, description=f"{name}: the results of this report as JSON")
-        for name, content in attachments
-    ]
-    return HTML(string=html).write_pdf(pdf_variant=PDF_VARIANT, pdf_tags=True, attachments=embedded)
+
+def laid_out_report(results: ReportResults, pages: Sequence[Section], *, json_sha256: str | None) -> Any:
+    """The report's pages as its PDF prints them (a WeasyPrint document).
+
+    The appendix is laid out on its own, or found laid out (``reportgen.render.pdf``), and its page
+    labels go into the body's table of contents before the body is laid out and the two joined.
+    """
+    appendix = laid_out_appendix(render_appendix_html(results, pages))
+    body = render_body_html(results, pages, json_sha256=json_sha256, appendix_pages=appendix.labels)
+    return joined(lay_out(body), appendix)
 
 
 def output_format(path: Path) -> str:
@@ -318,10 +375,9 @@ def write_report(results: ReportResults, path: str | Path, pages: Sequence[Secti
     path = Path(path)
     fmt = output_format(path)
     json_text = results.to_json()
-    html = render_html(results, pages, json_sha256=results_sha256(json_text))
     if fmt == "pdf":
-        document = html_to_pdf(html, [(json_path_of(path).name, json_text.encode("utf-8"))])
+        document = report_pdf(results, pages, json_text=json_text, json_name=json_path_of(path).name)
     else:
-        document = html.encode("utf-8")
+        document = render_html(results, pages, json_sha256=results_sha256(json_text)).encode("utf-8")
     write_pair(path, document, json_text, predicate_of(json.loads(json_text)))
     return json_path_of(path)
