@@ -383,15 +383,18 @@ class _Engine:
 
 @contextlib.contextmanager
 def one_thread_each() -> Iterator[None]:
-    """Torch and the BLAS libraries on one thread per calling thread; both restored on exit.
+    """Torch, the BLAS libraries and OpenMP on one thread per calling thread; restored on exit.
 
-    Both settings are process-wide. Code that runs work in several Python threads holds them
-    around all of it, so that each thread's own set-and-restore finds and restores the same value.
+    Torch's and BLAS's settings are process-wide. Code that runs work in several Python threads
+    holds them around all of it, so that each thread's own set-and-restore finds and restores the
+    same value. OpenMP's is the calling thread's own (scikit-learn's gradient boosting and
+    neighbour searches read it): a thread that starts OpenMP work beside others limits itself
+    (``reportgen.metrics.utility`` does so in each of its worker threads).
     """
     previous_threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        with threadpool_limits(limits=1, user_api="blas"):
+        with threadpool_limits(limits=1):
             yield
     finally:
         torch.set_num_threads(previous_threads)
