@@ -90,6 +90,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group(f"{prefix}:{root[min(used)]}"))
 
 
+THREAD_POOLS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under xdist, each worker's OpenMP, BLAS and torch threads sized to its share of the cores.
+
+    Set in the main process before it starts the workers, which inherit them (a value already in
+    the environment is kept). Otherwise each worker would start one thread per core: on two cores,
+    gradient boosting and torch in two workers run four threads, each waiting at every barrier for
+    the displaced others. The code under test still sees every core (``usable_cores``) and still
+    runs its own worker threads; the tests that need several threads pass their count.
+    """
+    workers = getattr(config.option, "numprocesses", None)
+    if isinstance(workers, int) and workers > 1 and not hasattr(config, "workerinput"):
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        share = str(max(1, cores // workers))
+        for name in THREAD_POOLS:
+            os.environ.setdefault(name, share)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--record-durations",
