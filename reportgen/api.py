@@ -7,7 +7,7 @@ The stages live below it: ``reportgen.preparation`` (inputs checked and sampled 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,8 @@ from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.preparation import DataInput, prepared
 from reportgen.real_side import RealSide
-from reportgen.render.document import output_format, start_appendix, write_report
-from reportgen.results import ReportResults, RunInfo
+from reportgen.render.document import output_format, write_report
+from reportgen.results import ReportResults
 from reportgen.settings import ReportColumns, ReportSettings
 from reportgen.standards import standards
 from reportgen.verdict import verdicts
@@ -143,7 +143,6 @@ def report(
         title=title,
         allow_not_evaluated=allow_not_evaluated,
         notify=notify,
-        on_run=_appendix_beside(Path(path)),
     )
     results.decision = recorded
     if before is not None:
@@ -166,30 +165,21 @@ def judged(
     allow_not_evaluated: bool,
     notify: Progress,
     real_side: RealSide | None = None,
-    on_run: Callable[[RunInfo], None] | None = None,
 ) -> ReportResults:
     """One synthetic dataset prepared, evaluated and judged: ``report()`` before its decision and writing.
 
     Judged: its bars, verdicts and standards rows.
 
     ``data`` is the training, holdout and synthetic input; ``real_side`` the
-    ``EvaluationContext.real_side`` to use (``compare_candidates`` shares one between candidates);
-    ``on_run`` is ``evaluate``'s.
+    ``EvaluationContext.real_side`` to use (``compare_candidates`` shares one between candidates).
     """
     with prepared(*data, settings, schema=schema, real_side=real_side) as context:
-        results = evaluate(context, title=title or _default_title(context), notify=notify, on_run=on_run)
+        results = evaluate(context, title=title or _default_title(context), notify=notify)
     results.gates = evaluate_gates(results, bars, allow_not_evaluated=allow_not_evaluated)
     mark_bars(results.headlines, results.gates)
     results.verdicts = verdicts(results)
     results.standards = standards(results)
     return results
-
-
-def _appendix_beside(path: Path) -> Callable[[RunInfo], None] | None:
-    """For a PDF: lay its appendix out beside the sections, from the run record (``start_appendix``)."""
-    if output_format(path) != "pdf":
-        return None
-    return lambda run: start_appendix(run, sections())
 
 
 def run_settings(

@@ -45,38 +45,24 @@ _VERSIONED = (
 )
 
 
-def evaluate(
-    context: EvaluationContext,
-    *,
-    title: str,
-    notify: Progress | None = None,
-    on_run: Callable[[RunInfo], None] | None = None,
-) -> ReportResults:
-    """Compute every registered section on a prepared context.
-
-    ``on_run`` is called with the run record before the sections are computed (what the report's
-    appendix reads: ``reportgen.render.document.start_appendix``); the results' record is the same
-    but for its ``created_at``, the time the sections were done.
-    """
+def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None = None) -> ReportResults:
+    """Compute every registered section on a prepared context."""
     notify = notify or (lambda stage, fraction: None)
     reference = training_split(context)
-    run = RunInfo(
-        title=title,
-        reportgen_version=_version("reportgen"),
-        created_at=_now(),
-        seed=context.settings.seed,
-        settings=context.settings.to_dict(),
-        versions={name: _version(name) for name in _VERSIONED},
-        has_holdout=context.test is not None,
-        reference_split=reference.split if reference else None,
-        inputs=input_fingerprints(context),
-        read_in_place=context.in_place.describe() if context.in_place else {},
-    )
-    if on_run is not None:
-        on_run(run)
     computed = _compute_sections(context, sections(), notify, split=reference.context if reference else None)
     results = ReportResults(
-        run=run.model_copy(update={"created_at": _now()}),
+        run=RunInfo(
+            title=title,
+            reportgen_version=_version("reportgen"),
+            created_at=datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+            seed=context.settings.seed,
+            settings=context.settings.to_dict(),
+            versions={name: _version(name) for name in _VERSIONED},
+            has_holdout=context.test is not None,
+            reference_split=reference.split if reference else None,
+            inputs=input_fingerprints(context),
+            read_in_place=context.in_place.describe() if context.in_place else {},
+        ),
         findings=[
             *context.findings,
             *(reference.findings if reference else []),
@@ -87,10 +73,6 @@ def evaluate(
     results.findings = by_severity(results.findings + section_alarms(results) + size_findings(results))
     results.headlines = headlines(results)
     return results
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
 
 def input_fingerprints(context: EvaluationContext) -> dict[str, dict[str, TableFingerprint]]:
