@@ -13,9 +13,9 @@ defaults; the peer runs ``mostlyai.qa.report(syn_tgt_data=..., trn_tgt_data=...,
 with its defaults (HTML; the peer writes no PDF and computes no utility or sample-level metrics).
 Each reportgen child also prints where its CPU seconds went, per section, from the report's own
 ``progress`` callback (the step where each section starts, see ``reportgen.evaluation.evaluate``); the
-writing stage is split into HTML and PDF by timing ``render_html`` and ``html_to_pdf``. In those
-children the sample-level section runs beside the others, as the report's default has it, so its CPU
-seconds fall in the stages it ran beside; ``--sections`` runs every section in its turn
+writing stage is split into HTML and PDF by timing ``render_body_html`` within ``report_pdf``. In
+those children the sample-level section runs beside the others, as the report's default has it, so
+its CPU seconds fall in the stages it ran beside; ``--sections`` runs every section in its turn
 (``reportgen.evaluation.SECTIONS_BESIDE`` off) for a true split.
 
 mostlyai-qa is not a reportgen dependency: the script makes a virtual environment of its own
@@ -182,8 +182,8 @@ def run_reportgen_on(
 
     clock = clock or SectionClock([])
     clock.titles = sorted((s.title for s in sections()), key=len, reverse=True)  # "A: B" before "A"
-    document.render_html = clock.wrap("Writing: HTML", document.render_html)
-    document.html_to_pdf = clock.wrap("Writing: PDF (WeasyPrint)", document.html_to_pdf)
+    document.render_body_html = clock.wrap("Writing: HTML", document.render_body_html)
+    document.report_pdf = clock.wrap("Writing: PDF (WeasyPrint)", document.report_pdf)
     rg.report(train, test, synth, path, targets={"table": "income"}, progress=clock, **options)
     clock.switch(None)
     return clock.stages

@@ -17,9 +17,7 @@ results hold one, a blank form to complete otherwise.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources import files
@@ -37,7 +35,7 @@ from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
 from reportgen.render.formatting import break_opportunities
 from reportgen.render.pdf import joined, laid_out_appendix, lay_out, write_pdf
-from reportgen.results import ReportResults, RunInfo
+from reportgen.results import ReportResults
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
 NOT_COMPUTED_TEMPLATE = "sections/not_computed.html.j2"
@@ -108,21 +106,6 @@ def render_appendix_html(results: ReportResults, pages: Sequence[Section]) -> st
     reports with the same settings share its text and its layout (``reportgen.render.pdf``).
     """
     return _render_document(results, pages, "appendix")
-
-
-def start_appendix(run: RunInfo, pages: Sequence[Section]) -> None:
-    """Lay out the appendix of a report with this run record in the background, before its numbers exist.
-
-    The appendix reads nothing else (``render_appendix_html``), so the report's PDF finds it laid out
-    (``reportgen.render.pdf.laid_out_appendix``) and lays out only its body after the sections. An
-    error here is left for that later call, which meets it where the report can say so.
-    """
-
-    def lay_out_appendix() -> None:
-        with contextlib.suppress(Exception):
-            laid_out_appendix(render_appendix_html(ReportResults(run=run), pages))
-
-    threading.Thread(target=lay_out_appendix, name="reportgen-appendix", daemon=True).start()
 
 
 def _render_document(

@@ -58,8 +58,8 @@ def lay_out(html: str) -> Document:
 def laid_out_appendix(html: str) -> AppendixLayout:
     """The appendix's pages, laid out once per process for each distinct text.
 
-    A caller that asks while another thread lays out the same text waits for that layout
-    (``reportgen.render.document.start_appendix``) instead of laying it out again.
+    A caller that asks while another thread lays out the same text waits for that layout instead
+    of laying it out again.
     """
     with _KEPT_LOCK:
         kept = _KEPT.get(html)
