@@ -34,8 +34,8 @@ from reportgen.disclosure import Disclosure
 from reportgen.headlines import MIN_ROWS_CAVEAT, headlines
 from reportgen.preparation import prepare_context
 from reportgen.render.document import write_report
-from reportgen.render.pdf import html_to_pdf
 from reportgen.render.formatting import MAX_WORD, short_words
+from reportgen.render.pdf import html_to_pdf
 from reportgen.results import ReportResults
 from reportgen.settings import ReportColumns, ReportSettings
 
