@@ -6,7 +6,8 @@ A report's PDF is two documents laid out apart and joined page by page (``joined
 - its appendix (methodology, references, glossary), numbered A-1, A-2, ... on its own. Its text
   reads only the run's settings, seed and holdout, so every report with the same settings shares
   it, and its layout (``laid_out_appendix``, kept for the process, keyed by the HTML itself: a
-  different text is laid out anew) costs once: about two thirds of a small report's layout.
+  different text is laid out anew) costs once: 3.5 of the 7.6 CPU-s that adult's report took to
+  lay out, 3.9 of a small report's 6.2.
 
 Joined, they are one document: links from the body into the appendix resolve as before, the PDF's
 structure tree (its tags) and outline are built from all pages when it is written, and the table
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 PDF_VARIANT = "pdf/ua-1"  # WeasyPrint's accessible variant: tagged, PDF 1.7, its XMP conformance
 PDF_OPTIONS: dict[str, Any] = {"pdf_variant": PDF_VARIANT, "pdf_tags": True}
 APPENDIX_PAGE = "A-{}"  # the appendix's page labels, as its footer prints them (report.html.j2)
-KEPT_APPENDICES = 2  # layouts kept per process: a few MB each
+KEPT_APPENDICES = 2  # layouts kept per process: adult's 17 pages hold 24 MiB
 
 # WeasyPrint's boxes are not made to be painted from two threads at once; a kept appendix's are
 # shared by every report of the process, so laying out and writing take turns.
