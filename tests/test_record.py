@@ -314,14 +314,14 @@ def test_a_kept_appendix_layout_prints_the_text_a_fresh_one_would_and_follows_th
     from .render.layout import lines
 
     results = ReportResults.load(made / "r.json")
-    real, laid_out = pdf._appendix_layout, []
+    real, laid_out = pdf.lay_out, []
 
     def counted(html: str):
         laid_out.append(html)
         return real(html)
 
-    monkeypatch.setattr(pdf, "_appendix_layout", counted)
-    pdf.forget_appendices()
+    monkeypatch.setattr(pdf, "lay_out", counted)
+    pdf.laid_out_appendix.cache_clear()
     fresh = laid_out_report(results, sections(), json_sha256=None)
     kept = laid_out_report(results, sections(), json_sha256=None)
     assert len(laid_out) == 1

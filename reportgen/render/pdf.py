@@ -18,9 +18,7 @@ cannot count. Both are laid out with one font configuration per process, as one 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
-from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -36,8 +34,6 @@ KEPT_APPENDICES = 2  # layouts kept per process: adult's 17 pages hold 24 MiB
 # WeasyPrint's boxes are not made to be painted from two threads at once; a kept appendix's are
 # shared by every report of the process, so laying out and writing take turns.
 _WEASYPRINT = threading.RLock()
-_KEPT: OrderedDict[str, Future[AppendixLayout]] = OrderedDict()  # by appendix HTML, oldest first
-_KEPT_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -56,40 +52,9 @@ def lay_out(html: str) -> Document:
         return HTML(string=html).render(font_config=_fonts(), **PDF_OPTIONS)
 
 
+@lru_cache(maxsize=KEPT_APPENDICES)
 def laid_out_appendix(html: str) -> AppendixLayout:
-    """The appendix's pages, laid out once per process for each distinct text.
-
-    A caller that asks while another thread lays out the same text waits for that layout instead
-    of laying it out again.
-    """
-    with _KEPT_LOCK:
-        kept = _KEPT.get(html)
-        if kept is None:
-            kept = _KEPT[html] = Future()
-            kept.set_running_or_notify_cancel()
-            mine = True
-        else:
-            _KEPT.move_to_end(html)
-            mine = False
-        while len(_KEPT) > KEPT_APPENDICES:
-            _KEPT.popitem(last=False)
-    if mine:
-        try:
-            kept.set_result(_appendix_layout(html))
-        except BaseException as error:
-            with _KEPT_LOCK:
-                _KEPT.pop(html, None)  # the next report tries again
-            kept.set_exception(error)
-    return kept.result()
-
-
-def forget_appendices() -> None:
-    """Drop every kept appendix layout (their memory; the next report lays its appendix out again)."""
-    with _KEPT_LOCK:
-        _KEPT.clear()
-
-
-def _appendix_layout(html: str) -> AppendixLayout:
+    """The appendix's pages, laid out once per process for each distinct text (``cache_clear``: forget)."""
     document = lay_out(html)
     labels: dict[str, str] = {}
     for number, page in enumerate(document.pages, 1):
