@@ -104,8 +104,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     workers = getattr(config.option, "numprocesses", None)
     if isinstance(workers, int) and workers > 1 and not hasattr(config, "workerinput"):
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        share = str(max(1, cores // workers))
+        from reportgen.privacy.neighbours import usable_cores
+
+        share = str(max(1, usable_cores() // workers))
         for name in THREAD_POOLS:
             os.environ.setdefault(name, share)
 
