@@ -1,7 +1,7 @@
 """Phik correlation matrices of the real and the synthetic data, and their similarity (METRICS.md 4).
 
-For each table, ``phik.phik_matrix`` is computed on the training data, the synthetic data and,
-when given, the holdout data, over the same columns. Each pair's difference is
+For each table, the phik matrix (``phik.phik_matrix``'s numbers) is computed on the training data,
+the synthetic data and, when given, the holdout data, over the same columns. Each pair's difference is
 ``|phik_real - phik_synth|`` and a table's correlation similarity is ``1 - mean |difference|`` over
 its off-diagonal pairs; the same measure between training and holdout is its reference.
 
@@ -15,16 +15,20 @@ How the data reach phik, and why:
 - categorical and boolean columns are categorical, one category per level;
 - a missing value is a category of its own (phik's ``dropna=False``), as everywhere in the report.
 
-The binning is done here and the codes are passed to ``phik.phik_matrix`` as categorical columns:
-that is exactly phik's binning of interval columns, and it keeps two cases that phik would drop
+The binning is done here and each pair of coded columns is counted into its contingency table, whose
+phik is ``phik.phik_from_hist2d``'s to the last bit (``reportgen.metrics.phik_table``: phik's own
+steps, with the bivariate normal's cells integrated once per grid point, which makes a column of
+many categories cheap). That is exactly ``phik.phik_matrix`` on categorical columns after phik's
+binning of interval columns, and it keeps two cases that phik would drop
 with a warning (an interval column with one distinct value plus missing values, and a column with
 one value on one side only). A column with a single category on a side (constant, or always
 missing) has no defined phik on that side; it is counted as 0 (no association, the limit of a
 chi-square of 0) and listed as one finding per column: a warning where the training and synthetic
 data differ (one constant, the other not), else a note (constant in the real data too).
 
-Wide tables: phik's cost is per column pair (about 6 ms per pair and role on 2 cores, so a
-120-column table's 7,140 pairs took two minutes). When a table has more than ``MAX_PHIK_COLUMNS``
+Wide tables: phik's cost is per column pair (measured with phik's own code: about 6 ms per pair
+and role on 2 cores, so a 120-column table's 7,140 pairs took two minutes; ``phik_table`` takes
+about 1.3 ms for a 10 x 10 table). When a table has more than ``MAX_PHIK_COLUMNS``
 compared columns and the user did not choose its ``phik`` columns, phik is computed on a seeded
 uniform random sample of ``MAX_PHIK_COLUMNS`` of them (shown in table order). Every pair of the
 table then has the same chance to be counted, so the similarity over the sampled pairs estimates the
@@ -42,14 +46,12 @@ association from noise.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
-import phik
 from phik.binning import bin_edges
 from phik.significance import significance_from_chi2_ndof
 from phik.statistics import estimate_simple_ndof, get_chi2_using_dependent_frequency_estimates
@@ -58,6 +60,7 @@ from pydantic import BaseModel, Field
 from reportgen.binning import as_numbers
 from reportgen.context import EvaluationContext, PreparedTable
 from reportgen.data.roles import SYNTH, TEST, TRAIN
+from reportgen.metrics.phik_table import phik_of_table
 from reportgen.metrics.registry import MetricNotComputed
 from reportgen.render.formatting import listed
 from reportgen.results import Finding, SectionResult
@@ -212,10 +215,11 @@ def phik_of_frames(
     ctx.findings += _constant_findings(
         name, {r: [c for c in cs if c not in reported] for r, cs in constant.items()}
     )
+    tables = {role: _pair_tables(codes[role]) for role in codes}
     return PhikMatrices(
         columns=columns,
-        matrices={role: _phik(codes[role], constant[role]) for role in codes},
-        significance={role: _significance(codes[role]) for role in codes},
+        matrices={role: _phik(tables[role], len(columns)) for role in codes},
+        significance={role: _significance(tables[role], len(columns)) for role in codes},
         rows={role: len(frame) for role, frame in frames.items()},
         sampled=sampled,
         constant=constant,
@@ -326,48 +330,40 @@ def _codes(frame: pd.DataFrame, columns: list[str], edges: dict[str, np.ndarray]
     return pd.DataFrame(out, index=frame.index)
 
 
-def _phik(codes: pd.DataFrame, constant: list[str]) -> np.ndarray:
-    """Phik matrix of binned data; pairs with a constant column are 0 (phik leaves them undefined).
+def _pair_tables(codes: pd.DataFrame) -> dict[tuple[int, int], np.ndarray]:
+    """The contingency table of every column pair ``i < j`` in which both columns vary.
 
-    ``njobs=1``: phik's joblib processes cost more than they save on tables of this size (measured
-    on adult: 0.6 s in one process, 1.6 s with two workers).
+    A pair with a constant column has no table: its phik and significance are 0.
     """
-    columns = list(codes.columns)
-    with warnings.catch_warnings():
-        # phik warns about categories with over 1000 levels ("can be slow") and contingency tables
-        # with many cells; both are advice on speed, not on the result.
-        warnings.filterwarnings("ignore", category=UserWarning, module=r"phik\.")
-        matrix = phik.phik_matrix(
-            codes,
-            interval_cols=[],
-            dropna=False,
-            drop_underflow=False,
-            drop_overflow=False,
-            verbose=False,
-            njobs=1,
-        )
-    values = matrix.reindex(index=columns, columns=columns).to_numpy(dtype=float, copy=True)
-    undefined = [columns.index(c) for c in constant]
-    values[undefined, :] = 0.0
-    values[:, undefined] = 0.0
-    np.fill_diagonal(values, 1.0)
-    if np.isnan(values).any():  # phik is undefined only for constant columns, handled above
-        raise AssertionError(f"phik gave undefined values outside constant columns: {values}")
+    values = [codes[c].to_numpy(dtype=np.int64) for c in codes.columns]
+    varies = [len(np.unique(v)) > 1 for v in values]
+    return {
+        (i, j): _contingency(values[i], values[j])
+        for i, j in combinations(range(len(values)), 2)
+        if varies[i] and varies[j]
+    }
+
+
+def _phik(tables: Mapping[tuple[int, int], np.ndarray], n_columns: int) -> np.ndarray:
+    """Phik matrix from the pairs' contingency tables: 1 on the diagonal, 0 for a constant column.
+
+    Each pair's phik is ``phik.phik_matrix``'s to the last bit (``reportgen.metrics.phik_table``,
+    which is faster on columns with many categories); phik leaves a constant column's pairs undefined.
+    """
+    values = np.eye(n_columns)
+    for (i, j), table in tables.items():
+        values[i, j] = values[j, i] = phik_of_table(table)
     return np.clip(values, 0.0, 1.0)
 
 
-def _significance(codes: pd.DataFrame) -> np.ndarray:
+def _significance(tables: Mapping[tuple[int, int], np.ndarray], n_columns: int) -> np.ndarray:
     """Phik's asymptotic Z of each pair's chi-square test of independence, as a symmetric matrix.
 
     The contingency table and Pearson chi-square of ``phik.phik_from_hist2d``, with phik's
     effective degrees of freedom (the pedestal it subtracts as noise); 0 for a constant column.
     """
-    values = [codes[c].to_numpy(dtype=np.int64) for c in codes.columns]
-    z = np.zeros((len(values), len(values)))
-    for i, j in combinations(range(len(values)), 2):
-        table = _contingency(values[i], values[j])
-        if min(table.shape) < 2:
-            continue
+    z = np.zeros((n_columns, n_columns))
+    for (i, j), table in tables.items():
         chi2 = get_chi2_using_dependent_frequency_estimates(table, lambda_="pearson")
         z[i, j] = z[j, i] = significance_from_chi2_ndof(chi2, estimate_simple_ndof(table))[1]
     return z
