@@ -14,7 +14,7 @@ Cases, each in its own process (time and peak RSS of that process):
 Prints, per case: wall time, peak RSS, rows used per table and role, the headline numbers, and
 whether the entity-level privacy view of people flags the copy.
 
-Run: python benchmarks/bench_lahman.py   (needs ../shared/datasets; about 10 minutes on 2 cores)
+Run: python benchmarks/bench_lahman.py   (needs ../shared/datasets; about 8 minutes on 2 cores)
 """
 
 from __future__ import annotations

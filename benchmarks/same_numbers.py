@@ -9,8 +9,8 @@ code, and compares two report JSONs field by field, ignoring what legitimately d
   synthetic version, the holdout of ``bench_lahman.train_and_holdout``, defaults.
 
 Run:
-    python benchmarks/same_numbers.py make adult before/adult.json     (HTML beside it; ~2 min)
-    python benchmarks/same_numbers.py make lahman before/lahman.json   (~8 min on 2 cores)
+    python benchmarks/same_numbers.py make adult before/adult.json     (HTML beside it; ~1 min)
+    python benchmarks/same_numbers.py make lahman before/lahman.json   (~2.5 min on 2 cores)
     python benchmarks/same_numbers.py compare before/adult.json after/adult.json
 
 ``compare`` prints every differing field (its path, both values) and a count, and exits 1 when any
