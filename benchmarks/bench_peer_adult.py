@@ -19,11 +19,13 @@ its CPU seconds fall in the stages it ran beside; ``--sections`` runs every sect
 (``reportgen.evaluation.SECTIONS_BESIDE`` off) for a true split.
 
 mostlyai-qa is not a reportgen dependency: the script makes a virtual environment of its own
-(``--venv``, by default ``~/.cache/reportgen-bench/mostlyai-qa-venv``) and installs ``mostlyai-qa``
-there with pip, constrained by the repository's ``constraints.txt`` (a CPU build of torch: a bare
-``torch`` requirement would pull gigabytes of CUDA libraries). Its embedding model (model2vec's
-``potion-base-8M``) ships inside the mostlyai-qa wheel, so the peer runs offline; the children run
-with ``HF_HUB_OFFLINE=1`` so that nothing is fetched from the network either way.
+(``--venv``, by default ``~/.cache/reportgen-bench/mostlyai-qa-venv``) and installs ``PEER`` there
+(mostlyai-qa pinned to the version the issue's ratios were last measured against, so that a ratio
+moves only when one of the two tools does) with pip, constrained by the repository's
+``constraints.txt`` (a CPU build of torch: a bare ``torch`` requirement would pull gigabytes of CUDA
+libraries). Its embedding model (model2vec's ``potion-base-8M``) ships inside the mostlyai-qa wheel,
+so the peer runs offline; the children run with ``HF_HUB_OFFLINE=1`` so that nothing is fetched from
+the network either way.
 
 Run: python benchmarks/bench_peer_adult.py [--pairs 3] [--generator ctgan] [--reportgen-only]
      python benchmarks/bench_peer_adult.py --sections   (one reportgen run in this process: CPU per section)
@@ -62,13 +64,16 @@ qa.report(syn_tgt_data=synth, trn_tgt_data=train, hol_tgt_data=holdout, report_p
 """
 
 
+PEER = "mostlyai-qa==1.10.11"
+
+
 def peer_python(venv: Path) -> Path:
     """The Python of a virtual environment with mostlyai-qa, made on first use."""
     python = venv / "bin" / "python"
     if not python.exists():
         print(f"creating {venv} and installing mostlyai-qa (once)", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        install = ["-m", "pip", "install", "-q", "-c", str(REPO / "constraints.txt"), "mostlyai-qa"]
+        install = ["-m", "pip", "install", "-q", "-c", str(REPO / "constraints.txt"), PEER]
         subprocess.run([str(python), *install], check=True)
     return python
 
