@@ -215,7 +215,7 @@ def phik_of_frames(
     ctx.findings += _constant_findings(
         name, {r: [c for c in cs if c not in reported] for r, cs in constant.items()}
     )
-    tables = {role: _pair_tables(codes[role]) for role in codes}
+    tables = {role: _pair_tables(codes[role], constant[role]) for role in codes}
     return PhikMatrices(
         columns=columns,
         matrices={role: _phik(tables[role], len(columns)) for role in codes},
@@ -330,13 +330,13 @@ def _codes(frame: pd.DataFrame, columns: list[str], edges: dict[str, np.ndarray]
     return pd.DataFrame(out, index=frame.index)
 
 
-def _pair_tables(codes: pd.DataFrame) -> dict[tuple[int, int], np.ndarray]:
-    """The contingency table of every column pair ``i < j`` in which both columns vary.
+def _pair_tables(codes: pd.DataFrame, constant: list[str]) -> dict[tuple[int, int], np.ndarray]:
+    """The contingency table of every column pair ``i < j`` in which neither column is ``constant``.
 
     A pair with a constant column has no table: its phik and significance are 0.
     """
     values = [codes[c].to_numpy(dtype=np.int64) for c in codes.columns]
-    varies = [len(np.unique(v)) > 1 for v in values]
+    varies = [c not in constant for c in codes.columns]
     return {
         (i, j): _contingency(values[i], values[j])
         for i, j in combinations(range(len(values)), 2)
