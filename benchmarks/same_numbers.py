@@ -30,27 +30,16 @@ from typing import Any
 IGNORED = {"created_at", "reportgen_version", "versions"}
 
 
+REFERENCE_CASES = {"adult": "adult-ctgan", "lahman": "lahman-hma"}  # seed_spread's cases, seed 0
+
+
 def make(case: str, out: Path) -> None:
     """Write the ``case`` report as HTML with its JSON at ``out``."""
-    import reportgen as rg
+    from seed_spread import case_report
 
-    html = out.with_suffix(".html")
-    if case == "adult":
-        from adult import ADULT, read
-
-        train, test = read(ADULT / "adult_train.csv"), read(ADULT / "adult_test.csv")
-        synth = read(ADULT / "synthetic" / "ctgan" / "adult_train.csv.gz")
-        rg.report(train, test, synth, html, seed=0, targets={"table": "income"})
-    elif case == "lahman":
-        from bench_lahman import LAHMAN, MODELLED, train_and_holdout
-
-        from reportgen.data.io import load_folder
-
-        train, holdout = train_and_holdout()
-        synth = load_folder(LAHMAN / "synthetic" / "hma", train.schema.subset(MODELLED))
-        rg.report(train.restricted(MODELLED), holdout.restricted(MODELLED), synth, html, seed=0)
-    else:
+    if case not in REFERENCE_CASES:
         raise SystemExit(f"unknown case {case!r}: adult or lahman")
+    case_report(REFERENCE_CASES[case], 0, out.with_suffix(".html"))
 
 
 def differences(before: Any, after: Any, tolerance: float = 0.0, path: str = "") -> Iterator[str]:

@@ -37,26 +37,29 @@ from typing import Any
 CASES = ("adult-ctgan", "adult-leaky", "lahman-hma", "lahman-leaky_entities")
 
 
-def one_report(case: str, seed: int, folder: Path) -> dict[str, Any]:
-    """Every headline of ``case``'s report with ``seed``: value, reference and spread by name."""
+def case_report(case: str, seed: int, path: Path) -> Any:
+    """``case``'s whole report with ``seed``, written to ``path``; its results."""
     import reportgen as rg
 
     dataset, generator = case.split("-", 1)
-    path = folder / "report.html"
     if dataset == "adult":
         from adult import ADULT, read
 
         train, test = read(ADULT / "adult_train.csv"), read(ADULT / "adult_test.csv")
         synth = read(ADULT / "synthetic" / generator / "adult_train.csv.gz")
-        results = rg.report(train, test, synth, path, seed=seed, targets={"table": "income"})
-    else:
-        from bench_lahman import LAHMAN, MODELLED, train_and_holdout
+        return rg.report(train, test, synth, path, seed=seed, targets={"table": "income"})
+    from bench_lahman import LAHMAN, MODELLED, train_and_holdout
 
-        from reportgen.data.io import load_folder
+    from reportgen.data.io import load_folder
 
-        train, holdout = train_and_holdout()
-        synth = load_folder(LAHMAN / "synthetic" / generator, train.schema.subset(MODELLED))
-        results = rg.report(train.restricted(MODELLED), holdout.restricted(MODELLED), synth, path, seed=seed)
+    train, holdout = train_and_holdout()
+    synth = load_folder(LAHMAN / "synthetic" / generator, train.schema.subset(MODELLED))
+    return rg.report(train.restricted(MODELLED), holdout.restricted(MODELLED), synth, path, seed=seed)
+
+
+def one_report(case: str, seed: int, folder: Path) -> dict[str, Any]:
+    """Every headline of ``case``'s report with ``seed``: value, reference and spread by name."""
+    results = case_report(case, seed, folder / "report.html")
     return {
         name: {"value": h.value, "reference": h.reference, "spread": h.spread}
         for name, h in results.headlines.items()
