@@ -3,6 +3,9 @@
 import math
 import re
 import shlex
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -10,12 +13,12 @@ import pytest
 from pypdf import PdfReader
 
 import reportgen.metrics.correlation as correlation
+import reportgen.render.document as document
 from reportgen import ForeignKey, PrimaryKey, RelationalData, ReportResults, Schema, Table, report
 from reportgen.catalogue import sections
 from reportgen.cli import main
 from reportgen.headlines import headlines
-from reportgen.outputs import results_sha256
-from reportgen.render.document import laid_out_report, render_html
+from reportgen.render.document import render_html
 from reportgen.render.formatting import fmt_count, fmt_num, fmt_pct
 from reportgen.render.wide import HEATMAP_COLUMNS
 
@@ -29,13 +32,32 @@ QUICK_START = "reportgen demo"  # README's quick start
 RELATIONAL = "reportgen demo --relational --out demo.pdf"  # README's command-line examples
 
 
-def written(folder, line: str, pdf: str) -> tuple[ReportResults, str]:
-    """Run a README demo line in ``folder`` as the command line would, and read what it wrote."""
-    with inside(folder):
+@contextmanager
+def printed_layouts() -> Iterator[list[Any]]:
+    """The pages of every PDF written meanwhile, as WeasyPrint laid them out to print them.
+
+    The layout checks read these, the very pages of the written PDF, instead of laying the report
+    out a second time.
+    """
+    kept: list[Any] = []
+    lay_out = document.laid_out_report
+
+    def keep(*args: Any, **kwargs: Any) -> Any:
+        kept.append(lay_out(*args, **kwargs))
+        return kept[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(document, "laid_out_report", keep)
+        yield kept
+
+
+def written(folder, line: str, pdf: str) -> tuple[ReportResults, str, Any]:
+    """Run a README demo line in ``folder`` as the command line would: what it wrote, and its pages."""
+    with inside(folder), printed_layouts() as pages:
         assert main(shlex.split(line)[1:]) == 0
     path = folder / pdf
     text = "\n".join(page.extract_text() for page in PdfReader(path).pages)
-    return ReportResults.load(path.with_suffix(".json")), re.sub(r"\s+", " ", text)
+    return ReportResults.load(path.with_suffix(".json")), re.sub(r"\s+", " ", text), pages[0]
 
 
 @pytest.fixture(scope="module")
@@ -92,16 +114,16 @@ def wide(tmp_path_factory):
     on sampled columns are laid out as at any width, at a third of the pairs (48 CPU-s, not 67).
     150 parents, not 300: the same 51 pages, section statuses and findings in 33 CPU-s, not 39.
     """
-    path = tmp_path_factory.mktemp("wide") / "wide.html"
+    path = tmp_path_factory.mktemp("wide") / "wide.pdf"
     train = wide_schema(0)
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, printed_layouts() as pages:
         patch.setattr(correlation, "MAX_PHIK_COLUMNS", HEATMAP_COLUMNS + 1)
         report(train, wide_schema(1), wide_schema(2, drift=0.5), path, schema=train.schema)
-    return ReportResults.load(path.with_suffix(".json")), ""
+    return ReportResults.load(path.with_suffix(".json")), "", pages[0]
 
 
 def test_the_default_demo_shows_every_section_with_its_references(single):
-    results, text = single
+    results, text, _ = single
     assert text.startswith("SYNTHETIC DATA EVALUATION REPORT UCI Adult")
     assert results.run.has_holdout
     not_computed = {name: r.reason for name, r in results.sections.items() if r.status != "ok"}
@@ -124,7 +146,7 @@ def test_the_default_demo_shows_every_section_with_its_references(single):
 
 
 def test_the_contents_number_every_part_in_page_order_over_both_columns(single):
-    results, _ = single
+    results, _, _ = single
     html = render_html(results, sections())
     contents = html[html.index('<nav class="toc"') : html.index("</nav>")]
     pattern = r'<ol start="(\d+)" style="counter-reset: list-item (\d+)">(.*?)</ol>'
@@ -145,7 +167,7 @@ def test_the_contents_number_every_part_in_page_order_over_both_columns(single):
 
 
 def test_demo_pdf_has_the_overview(demo):
-    results, text = demo
+    results, text, _ = demo
     assert text.startswith("SYNTHETIC DATA EVALUATION REPORT Chinook catalogue")
     assert "The data 4 tables linked by 3 foreign keys" in text
     assert "No holdout data was given" in text
@@ -158,7 +180,7 @@ def test_demo_pdf_has_the_overview(demo):
 
 
 def test_every_overview_number_in_the_pdf_equals_the_json(demo):
-    results, text = demo
+    results, text, _ = demo
     checked = 0
     for t in results.sections["overview"].tables:
         row = f"{t.name} {fmt_count(t.rows_train)} {fmt_count(t.rows_test)} {fmt_count(t.rows_synth)} {t.n_compared} of {len(t.columns)}"
@@ -176,14 +198,14 @@ def test_every_overview_number_in_the_pdf_equals_the_json(demo):
 
 
 def test_demo_finds_the_known_synthetic_flaws_in_keys_only_where_they_are(demo):
-    results, _ = demo
+    results, _, _ = demo
     tables = {t.name: t for t in results.sections["overview"].tables}
     assert all(t.keys["synthetic"].is_clean and t.keys["training"].is_clean for t in tables.values())
     assert tables["Track"].rows_synth == 3503
 
 
 def test_the_privacy_headline_and_table_in_the_pdf_equal_the_json(demo):
-    results, text = demo
+    results, text, _ = demo
     privacy = results.sections["privacy"]
     assert f"Privacy score (weakest table) {fmt_num(privacy.privacy_score, 1)}" in text
     assert f"Exact copies of training rows {fmt_pct(privacy.exact_copies)}" in text
@@ -198,7 +220,7 @@ def test_the_privacy_headline_and_table_in_the_pdf_equal_the_json(demo):
 
 
 def test_the_run_table_reads_as_words_not_python(single):
-    _, text = single
+    _, text, _ = single
     run = text[text.index("How this report was produced") :]
     assert "targets table: income" in run and "columns default" in run and "n_max_train 50,000" in run
     assert "{'" not in run and "None" not in run
@@ -206,7 +228,7 @@ def test_the_run_table_reads_as_words_not_python(single):
 
 def test_without_a_holdout_no_caption_speaks_of_one(demo):
     """The relational demo has no holdout: its figures and tables must not describe holdout curves."""
-    _, text = demo
+    _, text, _ = demo
     for caption in (
         "grey dashed: holdout",
         "holdout value is what",
@@ -237,22 +259,17 @@ APPENDIX_FINGERPRINT_ROWS_PER_PAGE = 20
 
 @pytest.fixture(scope="module")
 def single_pages(single):
-    return laid_out(single[0])
+    return single[2]
 
 
 @pytest.fixture(scope="module")
 def demo_pages(demo):
-    return laid_out(demo[0])
+    return demo[2]
 
 
 @pytest.fixture(scope="module")
 def wide_pages(wide):
-    return laid_out(wide[0])
-
-
-def laid_out(results: ReportResults):
-    """The report laid out by WeasyPrint as its PDF prints it (its JSON's SHA-256 included)."""
-    return laid_out_report(results, sections(), json_sha256=results_sha256(results.to_json()))
+    return wide[2]
 
 
 def names_in(results: ReportResults) -> set[str]:
@@ -344,7 +361,7 @@ def test_every_figure_legend_of_the_relational_demo_sits_outside_the_plotted_dat
 
 def test_a_reason_shared_by_several_tables_is_one_finding(demo):
     """The relational demo's lookup tables are too small for several sections: one finding each."""
-    results, _ = demo
+    results, _, _ = demo
     not_measured = [f for f in results.findings if f.code.endswith("_not_measured")]
     by_code: dict[tuple[str, str], list] = {}
     for f in not_measured:
