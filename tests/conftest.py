@@ -15,6 +15,7 @@ import pytest
 
 from reportgen import RelationalData, Schema
 
+from .drawing import skip_drawing
 from .system import require
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,6 +175,12 @@ def chinook() -> RelationalData:
 @pytest.fixture(scope="session")
 def restaurant() -> RelationalData:
     return load_metadata_dataset("restaurant_consumer", ["userprofile", "geoplaces2", "rating_final"])
+
+
+@pytest.fixture
+def figures_not_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Figures built but not drawn (``tests/drawing.py``): ``pytest.mark.usefixtures("figures_not_drawn")``."""
+    skip_drawing(monkeypatch)
 
 
 @pytest.fixture

@@ -19,9 +19,7 @@ those whose values or names reach the drawing (non-finite numbers, far dates, od
 from __future__ import annotations
 
 import copy
-import importlib
 import json
-import pkgutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -34,11 +32,11 @@ import pandas as pd
 import pytest
 
 import reportgen as rg
-import reportgen.render
-import reportgen.render.document as document
 from reportgen.cli import main
 from reportgen.errors import DataError, IncompatibleDataError, ReportgenError, SchemaError
 from reportgen.settings import MIN_RISK_ATTACKS
+
+from .drawing import skip_drawing
 
 N = 150
 FAST = {"n_max_phik": 100, "n_max_utility": 100, "n_max_detection": 100, "risk_attacks": MIN_RISK_ATTACKS}
@@ -205,18 +203,6 @@ def assert_unchanged(before: Any, after: Any) -> None:
         assert list(after) == list(before)
         for name in before:
             assert_unchanged(before[name], after[name])
-
-
-def skip_drawing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Build figures but skip their SVG drawing and the guard that only matters when text is drawn.
-
-    Together they are most of a small report's time.
-    """
-    monkeypatch.setattr(document, "to_data_uri", lambda figure: "data:,")
-    for info in pkgutil.iter_modules(reportgen.render.__path__, "reportgen.render."):
-        module = importlib.import_module(info.name)
-        if hasattr(module, "no_mathtext"):
-            monkeypatch.setattr(module, "no_mathtext", lambda ax: None)
 
 
 @pytest.fixture

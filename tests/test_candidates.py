@@ -24,6 +24,10 @@ from reportgen.real_side import RealSide, digest
 from reportgen.results import CONCERNS, ConcernVerdict, GatesResult
 from reportgen.settings import MIN_RISK_ATTACKS
 
+from .drawing import drawing_skipped
+
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 FAST = {
     "n_max_phik": 100,
     "n_max_utility": 100,
@@ -56,11 +60,12 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> tuple[CandidateCompariso
     folder = tmp_path_factory.mktemp("candidates")
     train, test = draw(300, 1), draw(300, 2)
     candidates = {FRESH: draw(300, 3), COPY: train.sample(frac=1.0, random_state=0).reset_index(drop=True)}
-    comparison = rg.compare_candidates(train, test, candidates, folder / "compare.html", **FAST)
-    alone = {
-        name: json.loads(rg.report(train, test, synth, folder / f"{i}.html", **FAST).to_json())
-        for i, (name, synth) in enumerate(candidates.items())
-    }
+    with drawing_skipped():
+        comparison = rg.compare_candidates(train, test, candidates, folder / "compare.html", **FAST)
+        alone = {
+            name: json.loads(rg.report(train, test, synth, folder / f"{i}.html", **FAST).to_json())
+            for i, (name, synth) in enumerate(candidates.items())
+        }
     return comparison, alone, folder
 
 

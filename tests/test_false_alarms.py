@@ -21,6 +21,8 @@ from reportgen.verdict import attack_alarms, verdicts
 from tests.metrics.test_membership import with_run
 from tests.metrics.test_privacy_risks import population
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 N_ROWS = 1500
 N_ATTACKS = 500
 

@@ -9,6 +9,8 @@ from reportgen.cli import EXIT_BAR_FAILED, EXIT_OK, main
 from reportgen.data.io import write_folder
 from reportgen.gates import bar_specs, bars_in_force, default_bars, evaluate_gates, parse_bar
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 
 def table(n: int, rng: np.random.Generator) -> pd.DataFrame:
     x = rng.normal(size=n)

@@ -11,6 +11,8 @@ import reportgen as rg
 from reportgen.cli import EXIT_BAR_FAILED, main
 from reportgen.junit import SUITE, write_junit
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 
 @pytest.fixture
 def three(people):

@@ -11,6 +11,8 @@ from reportgen.headlines import headlines
 from reportgen.reference_split import MAX_SET_ASIDE, set_aside_share
 from tests.test_verdict import population, run, verdicts
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 
 def independent_columns(real: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
     """A generator that samples each column on its own: every marginal right, every dependence lost."""

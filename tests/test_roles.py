@@ -19,6 +19,8 @@ import reportgen as rg
 from reportgen import auditing
 from reportgen.params import ROLES
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 ORDER = list(ROLES)  # report()'s: data_train, data_test, data_synth
 NO_HOLDOUT = {"audit", "curate"}  # auditing needs no holdout: (data_train, data_synth)
 OPTIONAL_DATA = {"verify_statement"}  # checks a report's statement; the inputs only if given

@@ -16,6 +16,8 @@ import reportgen as rg
 from reportgen.catalogue import SHARED_SETTINGS, report_settings, section_settings, sections
 from reportgen.cli import _given_settings, _parser
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 
 @pytest.fixture
 def tiny_tables(people):

@@ -7,6 +7,8 @@ import pytest
 import reportgen as rg
 from reportgen.cli import main
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 
 def population(n: int, seed: int) -> pd.DataFrame:
     """A table with strong dependence: y follows x, the label follows both."""

@@ -18,6 +18,8 @@ from reportgen.privacy.proximity import EmbeddedRows, copy_share, nearest_neighb
 from reportgen.settings import MAX_ENCODED_LEVELS
 from reportgen.standalone import compute_privacy_stats
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 
 def people(n: int, rng: np.random.Generator) -> pd.DataFrame:
     x = rng.normal(size=n)

@@ -14,6 +14,8 @@ from reportgen.preparation import prepare_context
 from reportgen.privacy.risks import excess_risk, risk_interval
 from reportgen.settings import ReportSettings
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 N_ATTACKS = 500
 RARE_CITY = "Zanzibar-Qx7"
 RARE_INCOME = 987654.321

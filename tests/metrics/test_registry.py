@@ -12,6 +12,8 @@ from reportgen.results import ReportResults, SectionResult
 
 from ..conftest import fresh_python
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 
 class RowRatio(SectionResult):
     ratio: float

@@ -15,6 +15,8 @@ from reportgen.preparation import prepare_context
 from reportgen.privacy.holdout_check import saw_holdout
 from reportgen.verdict import verdicts
 
+pytestmark = pytest.mark.usefixtures("figures_not_drawn")  # reads results and text (tests/drawing.py)
+
 
 def population(n: int, rng: np.random.Generator) -> pd.DataFrame:
     """Real people: numbers with three decimals, so two people rarely coincide on every column."""
