@@ -42,6 +42,7 @@ def test_html_report_with_json_beside_it(people, tmp_path):
     assert excluded == {"note": "free text or near-unique values"}
 
 
+@pytest.mark.usefixtures("figures_not_drawn")  # compares numbers (tests/drawing.py)
 def test_same_inputs_and_seed_give_the_same_json(people, tmp_path):
     train, test, synth = split_people(people)
     report(train, test, synth, tmp_path / "a.html", seed=5, n_max_synth=100)
@@ -221,6 +222,7 @@ def sample_level_threads(monkeypatch):
     return threads
 
 
+@pytest.mark.usefixtures("figures_not_drawn")  # compares numbers (tests/drawing.py)
 @pytest.mark.parametrize("apart", [False, True], ids=["network-in-thread", "network-in-process"])
 def test_the_sample_level_section_beside_the_others_gives_the_numbers_it_gives_in_its_turn(
     people, tmp_path, monkeypatch, sample_level_threads, apart

@@ -166,6 +166,7 @@ def _without_run(path, table: str) -> dict:
     return neutral({"sections": data["sections"], "findings": data["findings"]})
 
 
+@pytest.mark.usefixtures("figures_not_drawn")  # compares numbers (tests/drawing.py)
 def test_one_csv_gives_the_same_numbers_through_python_and_the_command_line(tmp_path):
     rng = np.random.default_rng(11)
 

@@ -70,6 +70,7 @@ def test_sampling_keeps_whole_entities_when_they_fit():
     assert sorted(counts) == sorted(full[kept])  # every kept customer kept all of its orders
 
 
+@pytest.mark.usefixtures("figures_not_drawn")  # compares numbers (tests/drawing.py)
 def test_a_report_on_a_giant_entity_evaluates_every_table_on_rows_and_says_how(tmp_path):
     train, synth = regions(0), regions(1)
     results = rg.report(train, None, synth, tmp_path / "r.html", n_max_train=1000, n_max_synth=1000, seed=0)

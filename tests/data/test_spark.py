@@ -328,6 +328,7 @@ def test_relational_samples_keys_and_fingerprints_are_the_same_on_three_engines(
 @SPARK
 @JAVA
 @SPARK_GROUP
+@pytest.mark.usefixtures("figures_not_drawn")  # compares numbers (tests/drawing.py)
 def test_a_whole_report_from_spark_equals_the_report_from_parquet_read_by_duckdb(spark_session, tmp_path):
     write_parquet({"events": events(400, 0)}, tmp_path / "train")
     write_parquet({"events": events(400, 1)}, tmp_path / "synth")
