@@ -25,7 +25,7 @@ from reportgen.catalogue import sections
 from reportgen.cli import EXIT_NOT_VERIFIED, EXIT_OK, main
 from reportgen.intoto import PREDICATE_TYPE, STATEMENT_TYPE, statement_problems
 from reportgen.record import predicate_of
-from reportgen.render.document import laid_out_report, write_report
+from reportgen.render.document import laid_out_report, render_appendix_html, write_report
 from reportgen.results import ReportResults
 
 pytestmark = pytest.mark.xdist_group("record")
@@ -308,6 +308,7 @@ def test_every_part_is_headed_with_the_number_the_contents_give_it(pdf):
             assert heading in "".join(pdf.pages[page].extract_text().split()), heading
 
 
+@pytest.mark.usefixtures("figures_not_drawn")  # compares the appendix's text (tests/drawing.py)
 def test_a_kept_appendix_layout_prints_the_text_a_fresh_one_would_and_follows_the_settings(made, monkeypatch):
     from reportgen.render import pdf
 
@@ -327,6 +328,9 @@ def test_a_kept_appendix_layout_prints_the_text_a_fresh_one_would_and_follows_th
     assert len(laid_out) == 1
     assert [line.text for line in lines(kept)] == [line.text for line in lines(fresh)]
     reseeded = results.model_copy(update={"run": results.run.model_copy(update={"seed": 7})})
-    other = " ".join(line.text for line in lines(laid_out_report(reseeded, sections(), json_sha256=None)))
+    other = " ".join(
+        line.text
+        for line in lines(pdf.laid_out_appendix(render_appendix_html(reseeded, sections())).document)
+    )
     assert len(laid_out) == 2  # the seed is printed in the appendix: laid out anew
     assert "(seed 7)" in other and "(seed 7)" not in " ".join(line.text for line in lines(fresh))
