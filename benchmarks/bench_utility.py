@@ -1,7 +1,7 @@
 """Utility section on UCI Adult (target ``income``): per generator, TSTR beside the real baseline,
-SRA, and the time of the section, with the models run in threads or in processes.
+SRA, and the time of the section.
 
-Run: python benchmarks/bench_utility.py [--backend threading|loky] [--n-max N] [--models]
+Run: python benchmarks/bench_utility.py [--n-max N] [--models]
      python benchmarks/bench_utility.py --against ../main [--seeds 0 1 2]
 (needs ../shared/datasets)
 
@@ -21,17 +21,16 @@ from pathlib import Path
 import paired  # benchmarks/paired.py
 import pandas as pd
 from adult import ADULT, GENERATORS, read  # benchmarks/adult.py
-from joblib import cpu_count
 
 from reportgen.catalogue import report_settings
 from reportgen.metrics import utility
 from reportgen.preparation import prepare_context
 from reportgen.settings import N_MAX_UTILITY
+from reportgen.threads import usable_cores
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--backend", default=utility._BACKEND, choices=("threading", "loky"))
     parser.add_argument("--n-max", type=int, default=N_MAX_UTILITY)
     parser.add_argument("--models", action="store_true", help="print every model's scores")
     parser.add_argument("--generators", nargs="*", default=GENERATORS)
@@ -40,20 +39,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    utility._BACKEND = args.backend
     train, test = read(ADULT / "adult_train.csv"), read(ADULT / "adult_test.csv")
     if args.child:
         print(json.dumps(child(train, test, args.generators, args.seed, args.n_max)))
         return
     if args.against:
-        options = ["--generators", *args.generators, "--n-max", str(args.n_max), "--backend", args.backend]
+        options = ["--generators", *args.generators, "--n-max", str(args.n_max)]
         runs = paired.alternate(Path(__file__), args.against, args.seeds, options)
         paired.compare(runs, args.generators, ("tstr", "real", "sra"))
         for generator in args.generators:
             print(paired.cpu_line(runs, generator))
         return
     print(
-        f"backend {args.backend}, {cpu_count()} cores (os: {os.cpu_count()}), n_max_utility {args.n_max}, "
+        f"{usable_cores()} cores (os: {os.cpu_count()}), n_max_utility {args.n_max}, "
         f"{len(train):,} training / {len(test):,} holdout rows"
     )
     print(f"{'generator':<16} {'TSTR':>6} {'real':>6} {'gap':>6} {'SRA':>5} {'CPU s':>6} {'section':>8}")

@@ -22,10 +22,10 @@ from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.fingerprint_model import TableFingerprint
 from reportgen.headlines import headlines, size_findings
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, Section
-from reportgen.privacy.neighbours import one_thread_each, usable_cores
 from reportgen.provenance import source_fingerprints
 from reportgen.reference_split import training_split
 from reportgen.results import ReportResults, RunInfo, SectionResult, SectionStatus
+from reportgen.threads import one_thread_each, usable_cores
 
 Progress = Callable[[str, float], None]
 

@@ -105,7 +105,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     workers = getattr(config.option, "numprocesses", None)
     if isinstance(workers, int) and workers > 1 and not hasattr(config, "workerinput"):
-        from reportgen.privacy.neighbours import usable_cores
+        from reportgen.threads import usable_cores
 
         share = str(max(1, usable_cores() // workers))
         for name in THREAD_POOLS:

@@ -71,7 +71,6 @@ Choices, stated in the report:
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal
 
@@ -89,10 +88,10 @@ from reportgen.data.entities import entity_tables
 from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.data.schema import ColumnKind
 from reportgen.metrics.registry import measured_and_skipped
-from reportgen.privacy.neighbours import usable_cores
 from reportgen.privacy.proximity import copy_share
 from reportgen.results import SectionResult
 from reportgen.rules import share_clearly_above
+from reportgen.threads import map_in_threads
 
 N_FOLDS = 5
 MIN_ROWS = 50  # rows a side; fewer leave 10 per fold, too few to learn or to score
@@ -336,8 +335,7 @@ def _fit(view: _View, role: str, rng: np.random.Generator, n_max: int) -> _Fit:
     y = np.concatenate([np.zeros(n), np.ones(n)])
     seed = int(rng.integers(2**31 - 1))
     folds, scores = _grouped_folds(y, equal_rows(x), seed), np.empty(len(y))
-    with ThreadPoolExecutor(min(usable_cores(), len(folds))) as pool:
-        fitted = list(pool.map(lambda held_out: _fold_model(x, y, held_out, categorical, seed), folds))
+    fitted = map_in_threads(lambda held_out: _fold_model(x, y, held_out, categorical, seed), folds)
     models = [model for model, _ in fitted]
     for held_out, (_, held_out_scores) in zip(folds, fitted, strict=True):
         scores[held_out] = held_out_scores
@@ -359,16 +357,14 @@ def _fold_model(
 ) -> tuple[HistGradientBoostingClassifier, np.ndarray]:
     """The classifier fitted on every row but ``held_out``, and its scores of the held-out rows.
 
-    The folds are fitted side by side in threads (the boosting's Cython releases the interpreter),
-    each on one OpenMP thread: OpenMP's thread count is each thread's own, and a worker thread
-    starts with one per core (see ``reportgen.metrics.utility._fit_and_score``). Each fit is seeded
-    and alone on its rows, so the numbers do not depend on the threads.
+    The folds are fitted side by side (``reportgen.threads.map_in_threads``: the boosting's Cython
+    releases the interpreter). Each fit is seeded and alone on its rows, so the numbers do not
+    depend on the threads.
     """
     fitted = np.setdiff1d(np.arange(len(y)), held_out, assume_unique=True)
-    with threadpool_limits(limits=1, user_api="openmp"):
-        model = HistGradientBoostingClassifier(categorical_features=categorical, random_state=seed)
-        model.fit(x[fitted], y[fitted])
-        return model, model.predict_proba(x[held_out])[:, 1]
+    model = HistGradientBoostingClassifier(categorical_features=categorical, random_state=seed)
+    model.fit(x[fitted], y[fitted])
+    return model, model.predict_proba(x[held_out])[:, 1]
 
 
 def equal_rows(x: np.ndarray) -> np.ndarray:

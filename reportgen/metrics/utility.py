@@ -55,12 +55,10 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, cpu_count, delayed
 from pydantic import BaseModel, Field
 from scipy.stats import rankdata
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC, LinearSVR
-from threadpoolctl import threadpool_limits
 
 from reportgen.context import EvaluationContext
 from reportgen.data.engines import withheld
@@ -72,13 +70,13 @@ from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed
 from reportgen.metrics.targets import Task, task_of
 from reportgen.metrics.utility_models import Family, FeatureForm, Features, UndefinedScore
 from reportgen.results import SectionResult
+from reportgen.threads import map_in_threads
 
 HOLDOUT_SHARE = 0.3
-# Threads rather than processes: on adult (2 cores, 20,000 rows a role) the section took 25-27 s in
-# threads and 29-31 s in loky processes, which pay for starting, importing and copying the data; the
-# numbers are identical. Threads also let one filter silence ConvergenceWarning for every fit.
-# Compare with: python benchmarks/bench_utility.py --backend loky
-_BACKEND = "threading"
+# The fits run in threads (reportgen.threads.map_in_threads) rather than processes: on adult (2 cores,
+# 20,000 rows a role) the section took 25-27 s in threads and 29-31 s in joblib's loky processes,
+# which pay for starting, importing and copying the data; the numbers are identical. Threads also let
+# one filter silence ConvergenceWarning for every fit.
 MAX_CLASSES = 50
 NEAR_CHANCE = 0.05  # S_i this close to a guess for every model: their ranking is noise
 NO_TARGET = "no target column was given for this table"  # a choice of the user's, not an alarm
@@ -509,13 +507,13 @@ def _fit_all(
     jobs.sort(key=lambda job: -families[job[0]].cost * len(job[1].y))
     if not jobs:
         return outcomes
-    with threadpool_limits(limits=1), warnings.catch_warnings():
+    with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=ConvergenceWarning)  # read from the model instead
-        results = Parallel(n_jobs=min(cpu_count(), len(jobs)), backend=_BACKEND)(
-            delayed(_fit_and_score)(
-                families[i], task, ctx.seed_for(f"utility:{name}:{families[i].name}"), group
-            )
-            for i, group in jobs
+        results = map_in_threads(
+            lambda job: _fit_and_score(
+                families[job[0]], task, ctx.seed_for(f"utility:{name}:{families[job[0]].name}"), job[1]
+            ),
+            jobs,
         )
     for (i, group), scores in zip(jobs, results, strict=True):
         outcomes |= {(i, key): outcome for key, outcome in zip(group.keys, scores, strict=True)}
@@ -565,20 +563,16 @@ def _one_at_a_time(model: Any) -> AbstractContextManager[Any]:
 def _fit_and_score(family: Family, task: Task, seed: int, group: _Prepared) -> list[_Outcome]:
     """Fit ``family`` once on the group's training side and score it on each scored side.
 
-    On one OpenMP thread: OpenMP's thread count is each thread's own, and a worker thread starts
-    with one per core, so gradient boosting in two workers ran four threads on two cores, each
-    waiting at every barrier for threads the others had displaced (one test took 75 s instead of
-    1.4 s with the test suite's two processes beside each other).
+    Called in a worker thread of ``map_in_threads``, on one thread of every native pool.
     """
-    with threadpool_limits(limits=1, user_api="openmp"):
-        model = family.make(task, seed)
-        try:
-            with _one_at_a_time(model):
-                model.fit(group.x[family.features], group.y)
-        except Exception as error:  # a model's own failure is reported in its row, not raised
-            return [(None, f"failed: {type(error).__name__}: {_first_line(error)}")] * len(group.keys)
-        note = "did not converge" if utility_models.did_not_converge(model) else None
-        return [_scored(model, x[family.features], y, task, note) for x, y in group.scored]
+    model = family.make(task, seed)
+    try:
+        with _one_at_a_time(model):
+            model.fit(group.x[family.features], group.y)
+    except Exception as error:  # a model's own failure is reported in its row, not raised
+        return [(None, f"failed: {type(error).__name__}: {_first_line(error)}")] * len(group.keys)
+    note = "did not converge" if utility_models.did_not_converge(model) else None
+    return [_scored(model, x[family.features], y, task, note) for x, y in group.scored]
 
 
 def _scored(model: Any, x: Features, y: np.ndarray, task: Task, note: str | None) -> _Outcome:

@@ -56,14 +56,14 @@ and against a direct, per-``beta`` computation.
 from __future__ import annotations
 
 import base64
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from pydantic import BaseModel, Field
 
 from reportgen.errors import DataError
-from reportgen.privacy.neighbours import distinct_rows, exact_sq_distances, knn, one_thread_each, usable_cores
+from reportgen.privacy.neighbours import distinct_rows, exact_sq_distances, knn
+from reportgen.threads import map_in_threads
 
 N_LEVELS = 40
 LEVELS = np.linspace(0.0, 1.0, N_LEVELS + 1)
@@ -356,8 +356,7 @@ class _RangeSearch:
             close = np.flatnonzero(self.distances(rows, columns) <= self.nnd_k[rows])
             np.minimum.at(g, rows[close], radius[columns[close]])
 
-        with one_thread_each(), ThreadPoolExecutor(usable_cores()) as pool:
-            list(pool.map(one, range(0, len(self.real), step)))
+        map_in_threads(one, range(0, len(self.real), step))
         return g
 
     def pairs(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:

@@ -50,7 +50,6 @@ On a GPU (``device="cuda"``) every step runs in torch on the device, with TF32 o
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -58,10 +57,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from threadpoolctl import threadpool_limits
 
 from reportgen.errors import DataError, InvalidParameterError
 from reportgen.params import InstanceOf, Interval, NoneValue, Options, check_param, validate_params
+from reportgen.threads import one_thread_each, usable_cores
 
 MARGIN = 2  # extra candidates per row in pass 1 (see the module docstring, "Speed")
 SEGMENT = 64  # columns per segment when scanning a block for candidates
@@ -379,33 +378,6 @@ class _Engine:
             return
         with one_thread_each():
             yield
-
-
-@contextlib.contextmanager
-def one_thread_each() -> Iterator[None]:
-    """Torch, the BLAS libraries and OpenMP on one thread per calling thread; restored on exit.
-
-    Torch's and BLAS's settings are process-wide. Code that runs work in several Python threads
-    holds them around all of it, so that each thread's own set-and-restore finds and restores the
-    same value. OpenMP's is the calling thread's own (scikit-learn's gradient boosting and
-    neighbour searches read it): a thread that starts OpenMP work beside others limits itself
-    (``reportgen.metrics.utility`` does so in each of its worker threads).
-    """
-    previous_threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(limits=1):
-            yield
-    finally:
-        torch.set_num_threads(previous_threads)
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its CPU affinity where the system has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def _resolve_device(device: str | torch.device | None) -> torch.device:

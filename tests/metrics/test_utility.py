@@ -389,11 +389,11 @@ def test_the_same_seed_gives_the_same_numbers(data, few_models):
 
 
 def test_the_numbers_do_not_depend_on_the_number_of_cores(data, few_models, monkeypatch):
-    import reportgen.metrics.utility
+    import reportgen.threads
 
     train, test, synth = (d.iloc[:400] for d in data)
     parallel = utility(train, test, synth)
-    monkeypatch.setattr(reportgen.metrics.utility, "cpu_count", lambda: 1)
+    monkeypatch.setattr(reportgen.threads, "usable_cores", lambda: 1)
     assert utility(train, test, synth) == parallel
 
 
