@@ -103,3 +103,40 @@ def test_an_svg_without_bare_groups_keeps_every_drawn_element_in_order():
     assert drawn(after) == drawn(before)
     assert any(map(bare, before.iter())) and not any(map(bare, after.iter()))
     assert without_bare_groups(b"<svg>\x07</svg>") == b"<svg>\x07</svg>"  # not XML: left as it is
+
+
+def test_one_draw_gives_the_svg_that_savefig_gives_with_its_extra_layout_draw():
+    """``to_data_uri`` draws once; ``savefig`` first draws without output to settle a layout engine.
+
+    The constrained layout of every figure here settles in the one draw (measured on the 179
+    figures of five real reports); this figure holds what moves it: subplots with long tick labels,
+    a legend below the axes, a colour bar, a title and a note under the figure.
+    """
+    import base64
+
+    import numpy as np
+
+    from reportgen.render.figures import legend_below, to_data_uri
+
+    def drawn() -> object:
+        figure = new_figure(6.5, 3.2)
+        left, right = figure.subplots(1, 2)
+        for label in ("training", "synthetic"):
+            left.plot(np.arange(12), np.arange(12) ** 1.5, label=label)
+        left.set_xticks(range(0, 12, 3), ["a rather long category name"] * 4, rotation=45)
+        legend_below(left)
+        image = right.imshow(np.arange(36).reshape(6, 6), cmap="viridis")
+        figure.colorbar(image, ax=right, label="share of rows")
+        right.set_title("association retained")
+        figure_note(figure, "3 of 41 columns are shown: the least similar")
+        return figure
+
+    once = to_data_uri(drawn())
+    figure = drawn()
+    note_undrawable(figure)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None})
+    assert (
+        once
+        == "data:image/svg+xml;base64," + base64.b64encode(without_bare_groups(buffer.getvalue())).decode()
+    )
