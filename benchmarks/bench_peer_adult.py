@@ -19,7 +19,7 @@ its CPU seconds fall in the stages it ran beside; ``--sections`` runs every sect
 (``reportgen.evaluation.SECTIONS_BESIDE`` off) for a true split.
 
 mostlyai-qa is not a reportgen dependency: the script makes a virtual environment of its own
-(``--venv``, by default ``~/.cache/reportgen-bench/mostlyai-qa-venv``) and installs ``PEER`` there
+(``--venv``, by default ``~/.cache/reportgen-bench/mostlyai-qa-venv``) and installs ``PEER_PACKAGE`` there
 (mostlyai-qa pinned to the version the issue's ratios were last measured against, so that a ratio
 moves only when one of the two tools does) with pip, constrained by the repository's
 ``constraints.txt`` (a CPU build of torch: a bare ``torch`` requirement would pull gigabytes of CUDA
@@ -54,7 +54,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "report
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 # Runs inside the peer's environment: argv = training, holdout, synthetic CSV, report path.
-PEER = r"""
+PEER_RUNNER = r"""
 import sys
 import pandas as pd
 from mostlyai import qa
@@ -64,7 +64,7 @@ qa.report(syn_tgt_data=synth, trn_tgt_data=train, hol_tgt_data=holdout, report_p
 """
 
 
-PEER = "mostlyai-qa==1.10.11"
+PEER_PACKAGE = "mostlyai-qa==1.10.11"
 
 
 def peer_python(venv: Path) -> Path:
@@ -73,7 +73,7 @@ def peer_python(venv: Path) -> Path:
     if not python.exists():
         print(f"creating {venv} and installing mostlyai-qa (once)", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        install = ["-m", "pip", "install", "-q", "-c", str(REPO / "constraints.txt"), PEER]
+        install = ["-m", "pip", "install", "-q", "-c", str(REPO / "constraints.txt"), PEER_PACKAGE]
         subprocess.run([str(python), *install], check=True)
     return python
 
@@ -232,7 +232,7 @@ def main() -> None:
     rows: list[tuple[float, float, float, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         runner = Path(folder) / "peer.py"
-        runner.write_text(PEER)
+        runner.write_text(PEER_RUNNER)
         files = [*map(str, inputs(args.generator)), str(Path(folder) / "qa.html")]
         peer_cmd = [str(python), str(runner), *files]
         for pair in range(args.pairs):
