@@ -53,11 +53,11 @@ def one_thread_each() -> Iterator[None]:
         torch.set_num_threads(previous_threads)
 
 
-def map_in_threads(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
-    """``function`` of each item, in order, computed in threads, one per usable core (at most one per item).
+def map_in_threads(function: Callable[[T], R], items: Iterable[T], *, workers: int | None = None) -> list[R]:
+    """``function`` of each item, in order, computed in threads (at most one per item).
 
-    Torch, BLAS and OpenMP run one thread each meanwhile (see the module's docstring). An
-    exception in any call is raised here.
+    ``workers``: how many threads (default: one per usable core). Torch, BLAS and OpenMP run one
+    thread each meanwhile (see the module's docstring). An exception in any call is raised here.
     """
     work = list(items)
     if not work:
@@ -67,5 +67,5 @@ def map_in_threads(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
         with threadpool_limits(limits=1, user_api="openmp"):
             return function(item)
 
-    with one_thread_each(), ThreadPoolExecutor(min(usable_cores(), len(work))) as pool:
+    with one_thread_each(), ThreadPoolExecutor(min(workers or usable_cores(), len(work))) as pool:
         return list(pool.map(one, work))

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +59,7 @@ import torch
 
 from reportgen.errors import DataError, InvalidParameterError
 from reportgen.params import InstanceOf, Interval, NoneValue, Options, check_param, validate_params
-from reportgen.threads import one_thread_each, usable_cores
+from reportgen.threads import map_in_threads, one_thread_each, usable_cores
 
 MARGIN = 2  # extra candidates per row in pass 1 (see the module docstring, "Speed")
 SEGMENT = 64  # columns per segment when scanning a block for candidates
@@ -324,12 +323,11 @@ class _Engine:
         def one(start: int) -> tuple[np.ndarray, np.ndarray]:
             return _search_chunk(self, queries[start : start + step], reference, k)
 
-        with self._threads():
-            if self.n_threads == 1 or len(starts) == 1:
+        if self.n_threads == 1 or len(starts) == 1:
+            with self._threads():
                 parts = [one(s) for s in starts]
-            else:
-                with ThreadPoolExecutor(self.n_threads) as pool:
-                    parts = list(pool.map(one, starts))
+        else:  # only on the CPU
+            parts = map_in_threads(one, starts, workers=self.n_threads)
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
     def query_rows(self, n_queries: int) -> int:
