@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from phik.statistics import estimate_simple_ndof, get_chi2_using_dependent_frequency_estimates
 from scipy import optimize
-from scipy.stats._stats_pythran import _bvnu  # phik's exact cell integral (scipy >= 1.16)
+from scipy.stats._qmvnt import _bvnu  # the cell integral phik reaches here (scipy >= 1.16; a ufunc from 1.18)
 
 GRID_HALF_WIDTH = 5.0  # phik's bivariate normal lives on [-5, 5] on both axes
 RHO_TOLERANCE = 1e-5  # phik's xtol for Brent's method
