@@ -37,6 +37,7 @@ REPORT_PARAMETERS: dict[str, list[Any]] = {
     "n_max_synth": [Interval(int, 1, None)],
     "seed": [Interval(int, 0, 2**32 - 1)],
     "max_categories": [Interval(int, 2, None)],
+    "device": [InstanceOf((str,), "a str such as 'cpu', 'cuda' or 'auto'")],
     "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
     "targets": [NoneValue(), InstanceOf((Mapping,), "a dict of table name to target column")],
     "title": [NoneValue(), InstanceOf((str,), "a str")],
@@ -64,6 +65,7 @@ def report(
     targets: Mapping[str, str] | None = None,
     seed: int = 0,
     max_categories: int = 20,
+    device: str = "cpu",
     title: str | None = None,
     fail_under: Mapping[str, float] | None = None,
     previous: str | Path | None = None,
@@ -112,6 +114,10 @@ def report(
     ``decision:`` key, ``reportgen.config``); without it the block is a blank form to complete.
     A claimed differential-privacy guarantee (``claimed_epsilon=``, ``claimed_delta=``, membership
     settings) is audited against the attacks' lower bound: a bound above the claim fails its bar.
+    ``device`` is where torch runs the exact neighbour searches and the one-class network: ``"cpu"``,
+    ``"cuda"`` (or ``"cuda:N"``), or ``"auto"`` (a GPU where torch sees one). The searches give the
+    CPU's numbers exactly; the network is seeded but its numbers may differ from a CPU run's in the
+    last bits (``results.run.device`` records where it ran). A GPU torch cannot see is refused.
     ``progress(stage, fraction)`` is called as the work advances.
     The output path is checked before any work (``reportgen.outputs.check_output_path``); missing
     folders on it are created. The report and its JSON are written as a pair: both or neither.
@@ -126,6 +132,7 @@ def report(
         n_max_test=n_max_test,
         n_max_synth=n_max_synth,
         max_categories=max_categories,
+        device=device,
         columns=columns,
         targets=targets,
         section_settings=section_settings,
@@ -189,6 +196,7 @@ def run_settings(
     n_max_test: int,
     n_max_synth: int,
     max_categories: int,
+    device: str,
     columns: ReportColumns | None,
     targets: Mapping[str, str] | None,
     section_settings: Mapping[str, Any],
@@ -203,7 +211,7 @@ def run_settings(
         columns=columns or ReportColumns(),
         targets=dict(targets) if targets else None,
     )
-    return report_settings(shared, **section_settings)
+    return report_settings(shared, device=device, **section_settings)
 
 
 def _default_title(context: EvaluationContext) -> str:

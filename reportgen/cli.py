@@ -325,6 +325,13 @@ def _add_judging(
         action="store_true",
         help="a bar whose number could not be computed does not fail the release (default: it fails)",
     )
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        metavar="DEVICE",
+        help="where torch runs the neighbour searches and the one-class network: cpu, cuda, cuda:N "
+        "or auto (a GPU where torch sees one; default cpu)",
+    )
     if with_settings:
         _add_settings(parser, settings_of)
     _add_in_place(parser)
@@ -455,6 +462,7 @@ def _judging(
         "n_max_synth": args.n_max_synth,
         "max_categories": args.max_categories,
         "seed": args.seed,
+        "device": args.device,
         "title": args.title,
         "progress": _progress(args),
         **settings,
@@ -641,14 +649,15 @@ def _add_settings(parser: argparse.ArgumentParser, owners: tuple[str, ...] | Non
 def _given_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The sections' settings given on the command line (the others keep their declared defaults).
 
-    Each is checked against its declaration here, so a bad value fails before any data is read.
+    Each is checked against its declaration here, so a bad value fails before any data is read;
+    so is ``--device`` (a GPU torch cannot see), which ``_judging`` passes on.
     """
     from reportgen.catalogue import report_settings, section_settings
 
     given = {
         name: getattr(args, name) for name in section_settings() if getattr(args, name, None) is not None
     }
-    report_settings(**given)
+    report_settings(**given, **({"device": args.device} if "device" in args else {}))
     return given
 
 

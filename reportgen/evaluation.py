@@ -7,6 +7,7 @@ prepares the data (``reportgen.preparation``) nor writes the report (``reportgen
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -22,6 +23,7 @@ from reportgen.data.roles import SYNTH, TEST, TRAIN
 from reportgen.fingerprint_model import TableFingerprint
 from reportgen.headlines import headlines, size_findings
 from reportgen.metrics.registry import MetricNotApplicable, MetricNotComputed, Section
+from reportgen.privacy.neighbours import describe_device, resolve_device, searching_on
 from reportgen.provenance import source_fingerprints
 from reportgen.reference_split import training_split
 from reportgen.results import ReportResults, RunInfo, SectionResult, SectionStatus
@@ -48,8 +50,12 @@ _VERSIONED = (
 def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None = None) -> ReportResults:
     """Compute every registered section on a prepared context."""
     notify = notify or (lambda stage, fraction: None)
-    reference = training_split(context)
-    computed = _compute_sections(context, sections(), notify, split=reference.context if reference else None)
+    device = resolve_device(context.settings.device, "report")
+    with searching_on(device):
+        reference = training_split(context)
+        computed = _compute_sections(
+            context, sections(), notify, split=reference.context if reference else None
+        )
     results = ReportResults(
         run=RunInfo(
             title=title,
@@ -58,6 +64,7 @@ def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None 
             seed=context.settings.seed,
             settings=context.settings.to_dict(),
             versions={name: _version(name) for name in _VERSIONED},
+            device=describe_device(device),
             has_holdout=context.test is not None,
             reference_split=reference.split if reference else None,
             inputs=input_fingerprints(context),
@@ -174,7 +181,8 @@ def _start_beside(
                 future.set_exception(error)
 
     if futures:
-        threading.Thread(target=compute_all, name="reportgen-beside", daemon=True).start()
+        run_here = contextvars.copy_context().run  # the thread sees the run's device (``searching_on``)
+        threading.Thread(target=run_here, args=(compute_all,), name="reportgen-beside", daemon=True).start()
     return futures
 
 

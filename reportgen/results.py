@@ -162,6 +162,13 @@ class RunInfo(BaseModel):
     seed: int
     settings: dict[str, Any]
     versions: dict[str, str] = Field(description="Versions of the packages that compute results.")
+    device: str = Field(
+        default="cpu",
+        description=(
+            "Where torch ran the neighbour searches and the one-class network (the 'device' "
+            "setting, resolved): 'cpu', or the GPU, e.g. 'cuda:0 (NVIDIA H200)'."
+        ),
+    )
     has_holdout: bool
     reference_split: ReferenceSplit | None = Field(
         default=None,

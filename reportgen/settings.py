@@ -185,6 +185,7 @@ class ReportSettings:
     max_encoded_levels: int = MAX_ENCODED_LEVELS
     columns: ReportColumns = ReportColumns()
     targets: Mapping[str, str] | None = None
+    device: str = "cpu"  # where torch searches and trains: "cpu", "cuda", "cuda:N" or "auto"
     sections: Mapping[str, Any] = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> Any:

@@ -15,6 +15,7 @@ Results never depend on the number of threads: every piece of work is seeded and
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -57,7 +58,9 @@ def map_in_threads(function: Callable[[T], R], items: Iterable[T], *, workers: i
     """``function`` of each item, in order, computed in threads (at most one per item).
 
     ``workers``: how many threads (default: one per usable core). Torch, BLAS and OpenMP run one
-    thread each meanwhile (see the module's docstring). An exception in any call is raised here.
+    thread each meanwhile (see the module's docstring). Each call runs in a copy of the caller's
+    ``contextvars`` context, so it sees what the caller set there (the report's device). An
+    exception in any call is raised here.
     """
     work = list(items)
     if not work:
@@ -67,5 +70,6 @@ def map_in_threads(function: Callable[[T], R], items: Iterable[T], *, workers: i
         with threadpool_limits(limits=1, user_api="openmp"):
             return function(item)
 
+    calls = [(contextvars.copy_context(), item) for item in work]
     with one_thread_each(), ThreadPoolExecutor(min(workers or usable_cores(), len(work))) as pool:
-        return list(pool.map(one, work))
+        return list(pool.map(lambda call: call[0].run(one, call[1]), calls))

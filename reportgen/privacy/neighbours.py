@@ -50,6 +50,7 @@ On a GPU (``device="cuda"``) every step runs in torch on the device, with TF32 o
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -94,8 +95,9 @@ def knn(
     that merely equals the query is a separate set: each row then finds itself at distance 0).
     Each result row is sorted by distance, ties by lowest reference index.
 
-    - ``device``: ``None`` or ``"cpu"`` (the default: the CPU, even where a GPU exists), ``"cuda"``
-      or any torch device, or ``"auto"`` (CUDA when torch sees one, else the CPU);
+    - ``device``: ``None`` (the default: the device of the report in progress, see ``searching_on``;
+      the CPU outside a report, even where a GPU exists), ``"cpu"``, ``"cuda"`` or any CUDA
+      device, or ``"auto"`` (CUDA when torch sees one, else the CPU);
     - ``backend``: ``"numpy"`` (CPU only: NumPy's matrix product, torch for the selection) or
       ``"torch"`` (torch throughout, on any device); ``None`` picks NumPy on the CPU;
     - ``chunk_rows``: a block of scores holds ``chunk_rows`` query by ``chunk_rows`` reference rows
@@ -293,7 +295,7 @@ class _Engine:
         chunk_rows: int | None,
         n_threads: int | None,
     ) -> _Engine:
-        target = _resolve_device(device)
+        target = resolve_device(device)
         on_cpu = target.type == "cpu"
         if backend == "numpy" and not on_cpu:
             raise InvalidParameterError(
@@ -378,24 +380,62 @@ class _Engine:
             yield
 
 
-def _resolve_device(device: str | torch.device | None) -> torch.device:
+_RUN_DEVICE: contextvars.ContextVar[torch.device | None] = contextvars.ContextVar(
+    "reportgen_run_device", default=None
+)
+
+
+@contextlib.contextmanager
+def searching_on(device: torch.device) -> Iterator[None]:
+    """Every ``knn`` and one-class network that names no device runs on ``device`` inside the block.
+
+    The report sets its ``device`` setting this way around each section, so the searches deep in
+    the privacy modules need no device parameter; threads started with ``map_in_threads`` inherit it.
+    """
+    token = _RUN_DEVICE.set(device)
+    try:
+        yield
+    finally:
+        _RUN_DEVICE.reset(token)
+
+
+def resolve_device(device: str | torch.device | None, where: str = "knn") -> torch.device:
+    """The torch device ``device`` names, checked.
+
+    ``None`` is the run's (``searching_on``; outside a run the CPU), ``"auto"`` CUDA when torch sees
+    a GPU, else the CPU. Unknown names and a CUDA device torch cannot see are refused, naming
+    ``where`` (the function or setting that was given it).
+    """
     if device is None:
-        return torch.device("cpu")
+        return _RUN_DEVICE.get() or torch.device("cpu")
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
         target = torch.device(device)
     except RuntimeError:
         raise InvalidParameterError(
-            f"The 'device' parameter of knn must name a torch device ('cpu', 'cuda', 'cuda:1', "
+            f"The 'device' parameter of {where} must name a torch device ('cpu', 'cuda', 'cuda:1', "
             f"'auto'). Got {device!r} instead."
         ) from None
     if target.type == "cuda" and not torch.cuda.is_available():
         raise InvalidParameterError(
-            f"The 'device' parameter of knn asks for {device!r}, but torch sees no CUDA device "
-            "here. Use device=None (the CPU) or 'auto'."
+            f"The 'device' parameter of {where} asks for {device!r}, but torch sees no CUDA device "
+            "here. Use 'cpu', or 'auto' (a GPU where torch sees one, else the CPU)."
+        )
+    if target.type not in ("cpu", "cuda"):
+        raise InvalidParameterError(
+            f"The 'device' parameter of {where} asks for {device!r}; reportgen runs on 'cpu' or "
+            "'cuda' devices only."
         )
     return target
+
+
+def describe_device(device: torch.device) -> str:
+    """``device`` as the run record shows it: ``"cpu"``, or ``"cuda:0 (NVIDIA H200)"``."""
+    if device.type != "cuda":
+        return str(device)
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return f"cuda:{index} ({torch.cuda.get_device_name(index)})"
 
 
 def _search_chunk(

@@ -43,7 +43,8 @@ and results do not depend on the machine's core count) inside a context that res
 thread count and deterministic-algorithms flag afterwards. The same rows and seed give the same
 weights, bit for bit, on the same CPU software. ``device="cuda"`` (or ``"auto"`` with a GPU
 present) trains on the GPU: seeded, but its numbers may differ from the CPU's in the last bits,
-which the training then amplifies. The report's section always trains on the CPU.
+which the training then amplifies. ``device=None`` trains where the report in progress runs its
+searches (its ``device`` setting, ``reportgen.privacy.neighbours.searching_on``), else on the CPU.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ import numpy as np
 import torch
 from pydantic import BaseModel, Field
 
-from reportgen.privacy.neighbours import _resolve_device
+from reportgen.privacy.neighbours import resolve_device
 
 CENTRE_EPS = 0.1
 MIN_IMPROVEMENT = 1e-4  # decrease of the validation objective that counts as progress, relative to
@@ -146,7 +147,7 @@ def fit_one_class(
     n_val = min(n - 1, max(1, round(config.validation_share * n)))
     val_rows, train_rows = x_all[np.sort(order[:n_val])], x_all[np.sort(order[n_val:])]
     generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
-    device = _resolve_device(config.device)
+    device = resolve_device(config.device, "the one-class network")
     with _torch_state(device, config.n_threads):
         network = _network(x_all.shape[1], config, generator).to(device)
         x_train = torch.from_numpy(train_rows).to(device)
