@@ -1,9 +1,9 @@
-"""Whole reports with the torch sections on the GPU, beside the same reports on the CPU, same machine.
+"""Whole reports with their neighbour searches on the GPU, beside the same reports on the CPU.
 
-The report's ``device`` setting moves two pieces of work to torch's device: the exact neighbour
-searches (``reportgen.privacy.neighbours.knn``: the privacy distances, the membership attacks'
-searches, the inference attack's nearest rows, the sample-level section's recall and authenticity
-searches) and the one-class network (``reportgen.privacy.one_class``). The rest stays on the CPU.
+The report's ``device`` setting moves the exact neighbour searches to torch's device
+(``reportgen.privacy.neighbours.knn``: the privacy distances, the membership attacks' searches, the
+inference attack's nearest rows, the sample-level section's recall and authenticity searches). The
+rest stays on the CPU, the one-class network included (``reportgen.privacy.one_class`` says why).
 
 Cases (each report in a fresh child process, with utility, target ``income``; wall and CPU
 seconds of the child from ``os.wait4``, peak resident memory, and the CPU and wall seconds per stage
@@ -14,8 +14,7 @@ from the report's ``progress`` callback, as ``bench_peer_adult.py`` reads them):
 
 For each case the report runs on ``cpu`` and on ``cuda`` (``--devices``), then the two JSONs are
 compared field by field (``same_numbers.differences``): the neighbour searches must give the CPU's
-numbers exactly, so only what the one-class network feeds (the sample-level section and the
-page-1 numbers it gives) and the recorded device may differ. ``--again`` runs each case's report on
+numbers exactly, so only the recorded device may differ. ``--again`` runs each case's report on
 the first of ``--devices`` a second time and compares it with the first: one seed must give one
 set of numbers on the GPU too. The report is written as HTML unless ``--pdf`` (WeasyPrint on the
 CPU, the same work for both devices).

@@ -114,10 +114,10 @@ def report(
     ``decision:`` key, ``reportgen.config``); without it the block is a blank form to complete.
     A claimed differential-privacy guarantee (``claimed_epsilon=``, ``claimed_delta=``, membership
     settings) is audited against the attacks' lower bound: a bound above the claim fails its bar.
-    ``device`` is where torch runs the exact neighbour searches and the one-class network: ``"cpu"``,
-    ``"cuda"`` (or ``"cuda:N"``), or ``"auto"`` (a GPU where torch sees one). The searches give the
-    CPU's numbers exactly; the network is seeded but its numbers may differ from a CPU run's in the
-    last bits (``results.run.device`` records where it ran). A GPU torch cannot see is refused.
+    ``device`` is where torch runs the exact neighbour searches: ``"cpu"``, ``"cuda"`` (or
+    ``"cuda:N"``), or ``"auto"`` (a GPU where torch sees one). They give the CPU's numbers exactly,
+    and everything else runs on the CPU, so the report is the CPU's, bit for bit
+    (``results.run.device`` records where the searches ran). A GPU torch cannot see is refused.
     ``progress(stage, fraction)`` is called as the work advances.
     The output path is checked before any work (``reportgen.outputs.check_output_path``); missing
     folders on it are created. The report and its JSON are written as a pair: both or neither.

@@ -329,8 +329,8 @@ def _add_judging(
         "--device",
         default="cpu",
         metavar="DEVICE",
-        help="where torch runs the neighbour searches and the one-class network: cpu, cuda, cuda:N "
-        "or auto (a GPU where torch sees one; default cpu)",
+        help="where torch runs the exact neighbour searches: cpu, cuda, cuda:N or auto (a GPU "
+        "where torch sees one; default cpu)",
     )
     if with_settings:
         _add_settings(parser, settings_of)

@@ -165,8 +165,8 @@ class RunInfo(BaseModel):
     device: str = Field(
         default="cpu",
         description=(
-            "Where torch ran the neighbour searches and the one-class network (the 'device' "
-            "setting, resolved): 'cpu', or the GPU, e.g. 'cuda:0 (NVIDIA H200)'."
+            "Where torch ran the exact neighbour searches (the 'device' setting, resolved): "
+            "'cpu', or the GPU, e.g. 'cuda:0 (NVIDIA H200)'."
         ),
     )
     has_holdout: bool

@@ -387,7 +387,7 @@ _RUN_DEVICE: contextvars.ContextVar[torch.device | None] = contextvars.ContextVa
 
 @contextlib.contextmanager
 def searching_on(device: torch.device) -> Iterator[None]:
-    """Every ``knn`` and one-class network that names no device runs on ``device`` inside the block.
+    """Every ``knn`` that names no device runs on ``device`` inside the block.
 
     The report sets its ``device`` setting this way around each section, so the searches deep in
     the privacy modules need no device parameter; threads started with ``map_in_threads`` inherit it.

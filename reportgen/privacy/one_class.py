@@ -43,8 +43,12 @@ and results do not depend on the machine's core count) inside a context that res
 thread count and deterministic-algorithms flag afterwards. The same rows and seed give the same
 weights, bit for bit, on the same CPU software. ``device="cuda"`` (or ``"auto"`` with a GPU
 present) trains on the GPU: seeded, but its numbers may differ from the CPU's in the last bits,
-which the training then amplifies. ``device=None`` trains where the report in progress runs its
-searches (its ``device`` setting, ``reportgen.privacy.neighbours.searching_on``), else on the CPU.
+which the training then amplifies. ``device=None`` is the CPU, also in a report whose ``device``
+setting puts its neighbour searches on a GPU: on an H200 the network trained there, in the
+section's thread, made the sample-level section slower than on the CPU in its own process (200,000
+rows a side: 85.6 s wall against 55.7 s; adult: 12.7 s in the way of the other sections against
+none), its small batches bound by kernel launches and the interpreter lock; on the CPU the report's
+numbers are also the CPU report's, bit for bit (``benchmarks/bench_gpu_reports.py``).
 """
 
 from __future__ import annotations
@@ -147,7 +151,7 @@ def fit_one_class(
     n_val = min(n - 1, max(1, round(config.validation_share * n)))
     val_rows, train_rows = x_all[np.sort(order[:n_val])], x_all[np.sort(order[n_val:])]
     generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
-    device = resolve_device(config.device, "the one-class network")
+    device = resolve_device(config.device or "cpu", "the one-class network")
     with _torch_state(device, config.n_threads):
         network = _network(x_all.shape[1], config, generator).to(device)
         x_train = torch.from_numpy(train_rows).to(device)

@@ -46,7 +46,7 @@ def fit_one_class_apart(
 ) -> OneClassEmbedding:
     """``fit_one_class(rows, rng, config)``, trained in a separate process (see the module docs)."""
     config = config or OneClassConfig()
-    if resolve_device(config.device, "the one-class network").type != "cpu":  # a GPU stays in this process
+    if resolve_device(config.device or "cpu", "the one-class network").type != "cpu":  # a GPU stays here
         return fit_one_class(rows, rng, config)
     trained = _trained_in_child(np.ascontiguousarray(rows, dtype=np.float32), rng, config)
     if trained is None:
