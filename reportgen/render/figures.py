@@ -135,8 +135,8 @@ NOTE_STYLE = {"fontsize": 5.2, "color": "#5b6672"}
 def figure_note(figure: Figure, text: str) -> None:
     """A line of small print under the whole figure; a second note goes on a line of its own.
 
-    The figure's ``supxlabel``, so constrained layout makes room for it. Figures without a layout
-    engine (the schema diagram) get room from ``Figure.savefig(bbox_inches="tight")`` instead.
+    The figure's ``supxlabel``, so constrained layout makes room for it: only figures with that
+    layout engine get notes (the schema diagram, drawn without one, has none).
     """
     current = figure.get_supxlabel()
     joined = f"{current}\n{text}" if current else text
