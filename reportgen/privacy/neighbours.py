@@ -389,8 +389,9 @@ _RUN_DEVICE: contextvars.ContextVar[torch.device | None] = contextvars.ContextVa
 def searching_on(device: torch.device) -> Iterator[None]:
     """Every ``knn`` that names no device runs on ``device`` inside the block.
 
-    The report sets its ``device`` setting this way around each section, so the searches deep in
-    the privacy modules need no device parameter; threads started with ``map_in_threads`` inherit it.
+    ``reportgen.evaluation.evaluate`` sets the report's ``device`` setting this way around all its
+    sections, so the searches deep in the privacy modules need no device parameter. A context
+    variable: the section thread beside the others and ``map_in_threads`` workers inherit it.
     """
     token = _RUN_DEVICE.set(device)
     try:
