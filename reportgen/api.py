@@ -26,7 +26,7 @@ from reportgen.preparation import DataInput, prepared
 from reportgen.real_side import RealSide
 from reportgen.render.document import output_format, write_report
 from reportgen.results import ReportResults
-from reportgen.settings import ReportColumns, ReportSettings
+from reportgen.settings import DEVICE_NAME, ReportColumns, ReportSettings
 from reportgen.standards import standards
 from reportgen.verdict import verdicts
 
@@ -37,7 +37,7 @@ REPORT_PARAMETERS: dict[str, list[Any]] = {
     "n_max_synth": [Interval(int, 1, None)],
     "seed": [Interval(int, 0, 2**32 - 1)],
     "max_categories": [Interval(int, 2, None)],
-    "device": [InstanceOf((str,), "a str such as 'cpu', 'cuda' or 'auto'")],
+    "device": [DEVICE_NAME],
     "columns": [NoneValue(), InstanceOf((ReportColumns,), "a ReportColumns")],
     "targets": [NoneValue(), InstanceOf((Mapping,), "a dict of table name to target column")],
     "title": [NoneValue(), InstanceOf((str,), "a str")],

@@ -67,6 +67,7 @@ from reportgen.privacy.alpha_beta import (
     tally_scores,
 )
 from reportgen.privacy.one_class import OneClassConfig
+from reportgen.settings import DEVICE_NAME
 
 if TYPE_CHECKING:
     from reportgen.data.schema import Schema
@@ -148,7 +149,7 @@ def _summary(before: Mapping[str, SampleScores], after: Mapping[str, SampleScore
         "n_max": [Interval(int, 1, None)],
         "seed": [Interval(int, 0, 2**32 - 1)],
         "entities": [InstanceOf((bool,), "a bool")],
-        "device": [NoneValue(), InstanceOf((str,), "a str such as 'cpu', 'cuda' or 'auto'")],
+        "device": [NoneValue(), DEVICE_NAME],
     }
 )
 def audit(
@@ -234,7 +235,7 @@ def _audited(ctx: EvaluationContext, alpha: float, entities: bool, config: OneCl
         "n_max": [Interval(int, 1, None)],
         "seed": [Interval(int, 0, 2**32 - 1)],
         "batch_rows": [Interval(int, 1, None)],
-        "device": [NoneValue(), InstanceOf((str,), "a str such as 'cpu', 'cuda' or 'auto'")],
+        "device": [NoneValue(), DEVICE_NAME],
     }
 )
 def curate(

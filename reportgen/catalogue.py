@@ -17,11 +17,11 @@ from typing import Any
 import reportgen.metrics.builtin  # noqa: F401  (registers the built-in sections)
 from reportgen.errors import InvalidParameterError, ReportgenError
 from reportgen.metrics.registry import Section, registered
-from reportgen.params import InstanceOf, check_param
+from reportgen.params import check_param
 from reportgen.privacy.neighbours import resolve_device
 from reportgen.render.notebook import page_one_html
 from reportgen.results import SectionResult, set_headline_order, set_page_one_renderer, set_result_types
-from reportgen.settings import ReportSettings, Setting
+from reportgen.settings import DEVICE_NAME, ReportSettings, Setting
 
 SHARED_SETTINGS = frozenset(f.name for f in fields(ReportSettings)) - {"sections"}
 
@@ -98,9 +98,7 @@ def report_settings(
         declared[name].check(value, where)
     shared = {name: value for name, value in values.items() if name in SHARED_SETTINGS}
     if "device" in shared:  # refused before any work: a GPU asked for where torch sees none
-        check_param(
-            where, "device", shared["device"], [InstanceOf((str,), "a str such as 'cpu', 'cuda' or 'auto'")]
-        )
+        check_param(where, "device", shared["device"], [DEVICE_NAME])
         resolve_device(shared["device"], f"{where}()")
     base = replace(base or ReportSettings(), **shared)
     given = dict(base.sections) | own

@@ -50,7 +50,7 @@ _VERSIONED = (
 def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None = None) -> ReportResults:
     """Compute every registered section on a prepared context."""
     notify = notify or (lambda stage, fraction: None)
-    device = resolve_device(context.settings.device, "report")
+    device = resolve_device(context.settings.device, "report()")
     with searching_on(device):
         reference = training_split(context)
         computed = _compute_sections(

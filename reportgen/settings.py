@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from reportgen.errors import InvalidParameterError
-from reportgen.params import Constraint, check_param
+from reportgen.params import Constraint, InstanceOf, check_param
 
 ColumnSelection = None | int | Sequence[str] | Mapping[str, int | Sequence[str]]
 LinkColumns = None | tuple[Sequence[str], Sequence[str]]
@@ -62,6 +62,10 @@ MIA_MAX_TARGETS = 5_000
 # per singling-out mode. See benchmarks/bench_anonymeter.py for the time and interval widths on adult.
 N_RISK_ATTACKS = 1000
 MIN_RISK_ATTACKS = 50  # fewer targets per side make every interval uninformative
+
+# What a ``device`` argument must be (``report``, ``audit``...): a torch device name, resolved and
+# checked against the GPUs torch sees by ``reportgen.privacy.neighbours.resolve_device``.
+DEVICE_NAME = InstanceOf((str,), "a str such as 'cpu', 'cuda' or 'auto'")
 
 
 @dataclass(frozen=True)

@@ -86,8 +86,12 @@ class OneClassConfig:
     warm_up_epochs: int = 5
     patience: int = 10
     validation_share: float = 0.2
-    device: str | None = None
+    device: str | None = None  # None: the CPU, also in a report whose searches run on a GPU
     n_threads: int = 1
+
+    def torch_device(self) -> torch.device:
+        """Where the network trains: ``device`` checked, ``None`` the CPU (see the module docs)."""
+        return resolve_device(self.device or "cpu", "the one-class network")
 
 
 class OneClassTraining(BaseModel):
@@ -151,7 +155,7 @@ def fit_one_class(
     n_val = min(n - 1, max(1, round(config.validation_share * n)))
     val_rows, train_rows = x_all[np.sort(order[:n_val])], x_all[np.sort(order[n_val:])]
     generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
-    device = resolve_device(config.device or "cpu", "the one-class network")
+    device = config.torch_device()
     with _torch_state(device, config.n_threads):
         network = _network(x_all.shape[1], config, generator).to(device)
         x_train = torch.from_numpy(train_rows).to(device)

@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from reportgen.privacy.neighbours import resolve_device
 from reportgen.privacy.one_class import OneClassConfig, OneClassEmbedding, fit_one_class
 
 APART_MIN_ROWS = 20_000  # see worth_training_apart
@@ -46,7 +45,7 @@ def fit_one_class_apart(
 ) -> OneClassEmbedding:
     """``fit_one_class(rows, rng, config)``, trained in a separate process (see the module docs)."""
     config = config or OneClassConfig()
-    if resolve_device(config.device or "cpu", "the one-class network").type != "cpu":  # a GPU stays here
+    if config.torch_device().type != "cpu":  # a GPU stays in this process
         return fit_one_class(rows, rng, config)
     trained = _trained_in_child(np.ascontiguousarray(rows, dtype=np.float32), rng, config)
     if trained is None:
