@@ -294,9 +294,25 @@ def _torch_state(device: torch.device, n_threads: int) -> Iterator[None]:
     try:
         if on_cpu:
             torch.set_num_threads(n_threads)
-            torch.use_deterministic_algorithms(True)
+            _use_deterministic_algorithms(True)
         yield
     finally:
         if on_cpu:
             torch.set_num_threads(previous_threads)
-            torch.use_deterministic_algorithms(previous_deterministic, warn_only=previous_warn_only)
+            _use_deterministic_algorithms(previous_deterministic, warn_only=previous_warn_only)
+
+
+def _use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """``torch.use_deterministic_algorithms`` without its import of torch's compiler.
+
+    The public function also sets ``torch._inductor.config.deterministic``, for compiled graphs,
+    which nothing here makes; importing ``torch._inductor`` for it took 2.2 CPU s, once in every
+    process that trains or applies the network (torch 2.13, the 2-core machine), more than the rest
+    of a small table's training. The flag the network's operations read is the same one. Where a
+    torch lacks the private setter, the public function is used.
+    """
+    setter = getattr(torch._C, "_set_deterministic_algorithms", None)
+    if setter is None:
+        torch.use_deterministic_algorithms(mode, warn_only=warn_only)
+    else:
+        setter(mode, warn_only=warn_only)
