@@ -306,10 +306,11 @@ def _use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> Non
     """``torch.use_deterministic_algorithms`` without its import of torch's compiler.
 
     The public function also sets ``torch._inductor.config.deterministic``, for compiled graphs,
-    which nothing here makes; importing ``torch._inductor`` for it took 2.2 CPU s, once in every
-    process that trains or applies the network (torch 2.13, the 2-core machine), more than the rest
-    of a small table's training. The flag the network's operations read is the same one. Where a
-    torch lacks the private setter, the public function is used.
+    which nothing here makes; importing ``torch._inductor`` for it took 2.2 CPU s (torch 2.13, the
+    2-core machine). A process that trains imports it anyway (the optimizer's ``add_param_group``
+    imports ``torch._dynamo``); one that only applies a network trained elsewhere, as a report's
+    main process does on large tables, now does not. The flag the network's operations read is the
+    same one. Where a torch lacks the private setter, the public function is used.
     """
     setter = getattr(torch._C, "_set_deterministic_algorithms", None)
     if setter is None:
