@@ -27,7 +27,12 @@ libraries). Its embedding model (model2vec's ``potion-base-8M``) ships inside th
 so the peer runs offline; the children run with ``HF_HUB_OFFLINE=1`` so that nothing is fetched from
 the network either way.
 
+``--against CHECKOUT`` times reportgen alone in this checkout ("new") and in another ("old", its
+reportgen on ``PYTHONPATH``), alternating which runs first from pair to pair, and prints the paired
+new / old ratios: what a change of reportgen's own buys.
+
 Run: python benchmarks/bench_peer_adult.py [--pairs 3] [--generator ctgan] [--reportgen-only]
+     python benchmarks/bench_peer_adult.py --against ../old-checkout [--pairs 3]
      python benchmarks/bench_peer_adult.py --sections   (one reportgen run in this process: CPU per section)
 """
 
@@ -213,6 +218,7 @@ def main() -> None:
     parser.add_argument("--generator", default="ctgan")
     parser.add_argument("--venv", type=Path, default=CACHE / "mostlyai-qa-venv")
     parser.add_argument("--reportgen-only", action="store_true", help="skip the peer")
+    parser.add_argument("--against", type=Path, help="another checkout: reportgen old against new")
     parser.add_argument("--sections", action="store_true", help="one reportgen run here, per section")
     parser.add_argument("--steps", action="store_true", help="with --sections: per step of each section")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -225,10 +231,13 @@ def main() -> None:
         if args.sections:
             show_sections(stages)
         return
+    ours_cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--generator", args.generator]
+    if args.against:
+        against(ours_cmd, args.against.resolve(), args.pairs)
+        return
     path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
     env = os.environ | OFFLINE | {"PYTHONPATH": path}
     python = None if args.reportgen_only else peer_python(args.venv)
-    ours_cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--generator", args.generator]
     rows: list[tuple[float, float, float, float]] = []
     with tempfile.TemporaryDirectory() as folder:
         runner = Path(folder) / "peer.py"
@@ -253,6 +262,24 @@ def main() -> None:
     if python is not None:
         print(f"ratio CPU    {spread([r[0] / r[2] for r in rows])}")
         print(f"ratio wall   {spread([r[1] / r[3] for r in rows])}")
+
+
+def against(command: list[str], other: Path, pairs: int) -> None:
+    """``command`` (a reportgen child) on this checkout and on ``other``, alternating; paired ratios."""
+    times: dict[str, list[tuple[float, float]]] = {"new": [], "old": []}
+    for pair in range(pairs):
+        for label in ("new", "old") if pair % 2 == 0 else ("old", "new"):
+            checkout = REPO if label == "new" else other
+            env = os.environ | OFFLINE | {"PYTHONPATH": str(checkout)}
+            wall, cpu, out = timed_child(command, env)
+            times[label].append((cpu, wall))
+            print(f"pair {pair + 1} {label}: {cpu:6.1f} CPU s {wall:6.1f} wall s", flush=True)
+            show_sections(json.loads(out.strip().splitlines()[-1]))
+    for label, rows in times.items():
+        print(f"{label:<4} CPU s {spread([r[0] for r in rows])}; wall s {spread([r[1] for r in rows])}")
+    new, old = times["new"], times["old"]
+    print(f"new / old CPU  {spread([n[0] / o[0] for n, o in zip(new, old, strict=True)])}")
+    print(f"new / old wall {spread([n[1] / o[1] for n, o in zip(new, old, strict=True)])}")
 
 
 if __name__ == "__main__":
