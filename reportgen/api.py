@@ -7,7 +7,7 @@ The stages live below it: ``reportgen.preparation`` (inputs checked and sampled 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,9 @@ from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, Interval, NoneValue, validate_params
 from reportgen.preparation import DataInput, prepared
 from reportgen.real_side import RealSide
+from reportgen.render.ahead import FiguresAhead
 from reportgen.render.document import output_format, write_report
-from reportgen.results import ReportResults
+from reportgen.results import ReportResults, SectionResult
 from reportgen.settings import DEVICE_NAME, ReportColumns, ReportSettings
 from reportgen.standards import standards
 from reportgen.verdict import verdicts
@@ -142,20 +143,22 @@ def report(
     before = None if previous is None else load_previous(previous)
     notify = progress or (lambda stage, fraction: None)
     notify("Checking the data", 0.0)
-    results = judged(
-        (data_train, data_test, data_synth),
-        settings,
-        bars,
-        schema=schema,
-        title=title,
-        allow_not_evaluated=allow_not_evaluated,
-        notify=notify,
-    )
-    results.decision = recorded
-    if before is not None:
-        results.comparison = compare(results, before, str(previous))
-    notify("Writing the report", 0.9)
-    write_report(results, path, sections())
+    with FiguresAhead(sections()) as ahead:
+        results = judged(
+            (data_train, data_test, data_synth),
+            settings,
+            bars,
+            schema=schema,
+            title=title,
+            allow_not_evaluated=allow_not_evaluated,
+            notify=notify,
+            on_result=ahead.section_done,
+        )
+        results.decision = recorded
+        if before is not None:
+            results.comparison = compare(results, before, str(previous))
+        notify("Writing the report", 0.9)
+        write_report(results, path, sections(), figures=ahead.figures)
     if junit is not None:
         write_junit(results, Path(junit), report=Path(path))
     notify("Done", 1.0)
@@ -172,16 +175,19 @@ def judged(
     allow_not_evaluated: bool,
     notify: Progress,
     real_side: RealSide | None = None,
+    on_result: Callable[[str, SectionResult], None] | None = None,
 ) -> ReportResults:
     """One synthetic dataset prepared, evaluated and judged: ``report()`` before its decision and writing.
 
     Judged: its bars, verdicts and standards rows.
 
     ``data`` is the training, holdout and synthetic input; ``real_side`` the
-    ``EvaluationContext.real_side`` to use (``compare_candidates`` shares one between candidates).
+    ``EvaluationContext.real_side`` to use (``compare_candidates`` shares one between candidates);
+    ``on_result`` is told of each section's result as soon as it is final (``evaluate``).
     """
     with prepared(*data, settings, schema=schema, real_side=real_side) as context:
-        results = evaluate(context, title=title or _default_title(context), notify=notify)
+        title = title or _default_title(context)
+        results = evaluate(context, title=title, notify=notify, on_result=on_result)
     results.gates = evaluate_gates(results, bars, allow_not_evaluated=allow_not_evaluated)
     mark_bars(results.headlines, results.gates)
     results.verdicts = verdicts(results)

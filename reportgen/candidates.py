@@ -14,6 +14,7 @@ JSON beside it that holds every candidate's full results.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from reportgen.outputs import check_output_path
 from reportgen.params import InstanceOf, NoneValue, validate_params
 from reportgen.preparation import DataInput
 from reportgen.real_side import RealSide
+from reportgen.render.ahead import FiguresAhead
 from reportgen.render.candidates import write_comparison
 from reportgen.render.document import output_format, write_report
 from reportgen.results import ReportResults
@@ -104,18 +106,21 @@ def compare_candidates(
     real_side = RealSide()
     judged_candidates = []
     for i, name in enumerate(names):
-        results = judged(
-            (data_train, data_test, candidates[name]),
-            settings,
-            bars,
-            schema=schema,
-            title=None,  # each candidate's own report's title
-            allow_not_evaluated=allow_not_evaluated,
-            notify=_for_candidate(notify, name, i, len(names)),
-            real_side=real_side,
-        )
-        if (target := own[name]) is not None:
-            write_report(results, target, sections())
+        target = own[name]
+        with nullcontext() if target is None else FiguresAhead(sections()) as ahead:
+            results = judged(
+                (data_train, data_test, candidates[name]),
+                settings,
+                bars,
+                schema=schema,
+                title=None,  # each candidate's own report's title
+                allow_not_evaluated=allow_not_evaluated,
+                notify=_for_candidate(notify, name, i, len(names)),
+                real_side=real_side,
+                on_result=None if ahead is None else ahead.section_done,
+            )
+            if target is not None and ahead is not None:  # the candidate's own report
+                write_report(results, target, sections(), figures=ahead.figures)
         judged_candidates.append(Candidate(name=name, results=results, report=_shown(target)))
     notify("Writing the comparison", 0.95)
     recommended, why = ranked(judged_candidates)

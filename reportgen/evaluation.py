@@ -47,14 +47,25 @@ _VERSIONED = (
 )
 
 
-def evaluate(context: EvaluationContext, *, title: str, notify: Progress | None = None) -> ReportResults:
-    """Compute every registered section on a prepared context."""
+def evaluate(
+    context: EvaluationContext,
+    *,
+    title: str,
+    notify: Progress | None = None,
+    on_result: Callable[[str, SectionResult], None] | None = None,
+) -> ReportResults:
+    """Compute every registered section on a prepared context.
+
+    ``on_result(name, result)`` is told of each section's result as soon as it is final (from this
+    thread, in registry order), for work that needs only that result: ``reportgen.render.ahead``
+    draws the section's figures meanwhile.
+    """
     notify = notify or (lambda stage, fraction: None)
     device = resolve_device(context.settings.device, "report()")
     with searching_on(device):
         reference = training_split(context)
         computed = _compute_sections(
-            context, sections(), notify, split=reference.context if reference else None
+            context, sections(), notify, split=reference.context if reference else None, done=on_result
         )
     results = ReportResults(
         run=RunInfo(
@@ -116,6 +127,7 @@ def _compute_sections(
     notify: Progress,
     *,
     split: EvaluationContext | None = None,
+    done: Callable[[str, SectionResult], None] | None = None,
 ) -> dict[str, SectionResult]:
     """Every section's result, in registry order.
 
@@ -128,7 +140,8 @@ def _compute_sections(
     Python thread, as every section sets them for its own work anyway. ``notify`` is called from
     this thread only, in order: a section beside the others is announced when its turn comes, and
     its own steps are not shown. A result does not depend on where its section ran: each section
-    draws from its own seeded streams.
+    draws from its own seeded streams. ``done`` is told of each result when it is final, from this
+    thread, in registry order.
     """
     stages = {
         s.name: (f"Computing: {s.title}", 0.1 + 0.8 * i / len(registered)) for i, s in enumerate(registered)
@@ -151,6 +164,8 @@ def _compute_sections(
                     computed[section.name] = started[section.name].result()
                 else:
                     computed[section.name] = _compute_section(context_of(section), section, steps_of(section))
+                if done is not None:
+                    done(section.name, computed[section.name])
         except BaseException:  # the sections not begun yet will not be
             for future in started.values():
                 future.cancel()

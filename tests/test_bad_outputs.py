@@ -272,7 +272,7 @@ if mode == "computing":
     rg.report(frame, None, frame, folder / "r.html", title="NEW RUN", progress=hold)
 results = ReportResults.load(folder / "r.json")
 results.run.title = "NEW RUN"
-document.render_html = lambda results, pages, json_sha256: (
+document.render_html = lambda results, pages, json_sha256, **given: (
     pause(60) if mode == "rendering" else None,
     page(results, json_sha256),
 )[1]

@@ -35,7 +35,7 @@ from reportgen.render.environment import environment, packages_of
 from reportgen.render.figures import to_data_uri
 from reportgen.render.formatting import break_opportunities
 from reportgen.render.pdf import joined, laid_out_appendix, lay_out, write_pdf
-from reportgen.results import ReportResults
+from reportgen.results import ReportResults, SectionResult
 
 FORMATS = {".pdf": "pdf", ".html": "html", ".htm": "html"}
 NOT_COMPUTED_TEMPLATE = "sections/not_computed.html.j2"
@@ -77,15 +77,30 @@ class AppendixNumbers(dict[str, int]):
 
 
 Part = Literal["whole", "body", "appendix"]
+FigureSource = Callable[[Section, SectionResult], dict[str, str]]  # a section's figures as data URIs
 
 
-def render_html(results: ReportResults, pages: Sequence[Section], *, json_sha256: str | None = None) -> str:
+def draw_figures(section: Section, result: SectionResult) -> dict[str, str]:
+    """A section's figures, drawn from its result now, as data URIs by name."""
+    if section.figures is None:
+        return {}
+    return {name: to_data_uri(figure) for name, figure in section.figures(result).items()}
+
+
+def render_html(
+    results: ReportResults,
+    pages: Sequence[Section],
+    *,
+    json_sha256: str | None = None,
+    figures: FigureSource = draw_figures,
+) -> str:
     """The whole report as one HTML document; ``json_sha256`` is the fingerprint of its JSON.
 
     ``pages``: every registered section (``reportgen.catalogue.sections()``), of which those that
-    apply to these results get a page.
+    apply to these results get a page. ``figures`` gives each section's figures (default: drawn
+    now; ``reportgen.render.ahead`` has them drawn while the sections computed).
     """
-    return _render_document(results, pages, "whole", json_sha256=json_sha256)
+    return _render_document(results, pages, "whole", json_sha256=json_sha256, figures=figures)
 
 
 def render_body_html(
@@ -94,9 +109,12 @@ def render_body_html(
     *,
     json_sha256: str | None,
     appendix_pages: Mapping[str, str],
+    figures: FigureSource = draw_figures,
 ) -> str:
     """The report without its appendix, for the PDF; ``appendix_pages``: each appendix anchor's page label."""
-    return _render_document(results, pages, "body", json_sha256=json_sha256, appendix_pages=appendix_pages)
+    return _render_document(
+        results, pages, "body", json_sha256=json_sha256, appendix_pages=appendix_pages, figures=figures
+    )
 
 
 def render_appendix_html(results: ReportResults, pages: Sequence[Section]) -> str:
@@ -115,12 +133,13 @@ def _render_document(
     *,
     json_sha256: str | None = None,
     appendix_pages: Mapping[str, str] | None = None,
+    figures: FigureSource = draw_figures,
 ) -> str:
     registered = {s.name: s for s in pages}
     shown = [registered[name] for name in _page_order(results, registered)] if part != "appendix" else []
     env = environment(packages_of(s.template_package for s in pages))
     numbers = appendix_numbers(env, pages)
-    rendered = [_render_section(env, s, results, numbers) for s in shown]
+    rendered = [_render_section(env, s, results, numbers, figures) for s in shown]
     css = "".join(
         files("reportgen").joinpath(f"templates/{name}").read_text(encoding="utf-8")
         for name in ("report.css", "appendix.css")
@@ -266,18 +285,15 @@ def undeclared_anchor(section: Section) -> str:
 
 
 def _render_section(
-    env, section: Section, results: ReportResults, numbers: AppendixNumbers
+    env, section: Section, results: ReportResults, numbers: AppendixNumbers, figures: FigureSource
 ) -> RenderedSection:
     result = results.sections[section.name]
     if result.status != "ok":
         html = env.get_template(NOT_COMPUTED_TEMPLATE).render(result=result, title=section.title)
         return RenderedSection(section.name, section.title, Markup(html))
-    figures = {}
-    if section.figures is not None:
-        figures = {name: to_data_uri(fig) for name, fig in section.figures(result).items()}
     html = env.get_template(section.template).render(
         result=result,
-        figures=figures,
+        figures=figures(section, result),
         run=results.run,
         title=section.title,
         findings=results.findings,
@@ -313,23 +329,38 @@ def _methodology(
     return RenderedMethodology(None if declared else undeclared_anchor(section), section.title, Markup(html))
 
 
-def report_pdf(results: ReportResults, pages: Sequence[Section], *, json_text: str, json_name: str) -> bytes:
+def report_pdf(
+    results: ReportResults,
+    pages: Sequence[Section],
+    *,
+    json_text: str,
+    json_name: str,
+    figures: FigureSource = draw_figures,
+) -> bytes:
     """The report's PDF, printing its JSON's SHA-256 and carrying the JSON as ``json_name``.
 
     See ``laid_out_report`` for how its pages are laid out.
     """
-    document = laid_out_report(results, pages, json_sha256=results_sha256(json_text))
+    document = laid_out_report(results, pages, json_sha256=results_sha256(json_text), figures=figures)
     return write_pdf(document, [(json_name, json_text.encode("utf-8"))])
 
 
-def laid_out_report(results: ReportResults, pages: Sequence[Section], *, json_sha256: str | None) -> Any:
+def laid_out_report(
+    results: ReportResults,
+    pages: Sequence[Section],
+    *,
+    json_sha256: str | None,
+    figures: FigureSource = draw_figures,
+) -> Any:
     """The report's pages as its PDF prints them (a WeasyPrint document).
 
     The appendix is laid out on its own, or found laid out (``reportgen.render.pdf``), and its page
     labels go into the body's table of contents before the body is laid out and the two joined.
     """
     appendix = laid_out_appendix(render_appendix_html(results, pages))
-    body = render_body_html(results, pages, json_sha256=json_sha256, appendix_pages=appendix.labels)
+    body = render_body_html(
+        results, pages, json_sha256=json_sha256, appendix_pages=appendix.labels, figures=figures
+    )
     return joined(lay_out(body), appendix)
 
 
@@ -344,10 +375,16 @@ def output_format(path: Path) -> str:
         ) from None
 
 
-def write_report(results: ReportResults, path: str | Path, pages: Sequence[Section]) -> Path:
+def write_report(
+    results: ReportResults,
+    path: str | Path,
+    pages: Sequence[Section],
+    *,
+    figures: FigureSource = draw_figures,
+) -> Path:
     """Write the report (PDF or HTML by suffix), its JSON and its in-toto statement; return the JSON's path.
 
-    ``pages`` are ``render_html``'s.
+    ``pages`` and ``figures`` are ``render_html``'s.
 
     Both are rendered in memory first, the document printing the SHA-256 of the JSON's text and a
     PDF carrying the JSON as an attachment, and then written with the statement that names both by
@@ -359,8 +396,11 @@ def write_report(results: ReportResults, path: str | Path, pages: Sequence[Secti
     fmt = output_format(path)
     json_text = results.to_json()
     if fmt == "pdf":
-        document = report_pdf(results, pages, json_text=json_text, json_name=json_path_of(path).name)
+        document = report_pdf(
+            results, pages, json_text=json_text, json_name=json_path_of(path).name, figures=figures
+        )
     else:
-        document = render_html(results, pages, json_sha256=results_sha256(json_text)).encode("utf-8")
+        html = render_html(results, pages, json_sha256=results_sha256(json_text), figures=figures)
+        document = html.encode("utf-8")
     write_pair(path, document, json_text, predicate_of(json.loads(json_text)))
     return json_path_of(path)
