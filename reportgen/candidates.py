@@ -14,7 +14,6 @@ JSON beside it that holds every candidate's full results.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from contextlib import nullcontext
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -107,7 +106,7 @@ def compare_candidates(
     judged_candidates = []
     for i, name in enumerate(names):
         target = own[name]
-        with nullcontext() if target is None else FiguresAhead(sections()) as ahead:
+        with FiguresAhead(sections() if target is not None else ()) as ahead:  # none without a report
             results = judged(
                 (data_train, data_test, candidates[name]),
                 settings,
@@ -117,9 +116,9 @@ def compare_candidates(
                 allow_not_evaluated=allow_not_evaluated,
                 notify=_for_candidate(notify, name, i, len(names)),
                 real_side=real_side,
-                on_result=None if ahead is None else ahead.section_done,
+                on_result=ahead.section_done,
             )
-            if target is not None and ahead is not None:  # the candidate's own report
+            if target is not None:  # the candidate's own report
                 write_report(results, target, sections(), figures=ahead.figures)
         judged_candidates.append(Candidate(name=name, results=results, report=_shown(target)))
     notify("Writing the comparison", 0.95)

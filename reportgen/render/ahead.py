@@ -40,7 +40,8 @@ class FiguresAhead:
     """Draws each section's figures on a background thread as its result comes.
 
     A context manager around evaluating and writing one report: pass ``section_done`` to
-    ``evaluate`` (``on_result=``) and ``figures`` to ``write_report`` (``figures=``).
+    ``evaluate`` (``on_result=``) and ``figures`` to ``write_report`` (``figures=``). ``pages``
+    are the sections whose figures it draws (none: it draws nothing, for results never written).
     """
 
     def __init__(self, pages: Sequence[Section]) -> None:
