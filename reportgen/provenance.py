@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from reportgen.data import lake
@@ -68,7 +69,20 @@ def _serialise(values: pd.Series, kind: ColumnKind, where: str) -> bytes:
     canonical = canonical_array(values, kind, where, show_examples=False)
     if canonical.dtype != object:  # numbers (float64) and datetimes (int64 nanoseconds)
         return canonical.tobytes()
-    return b"".join(_MISSING if v is None else _framed(v.encode()) for v in canonical)
+    return _framed_strings(canonical)
+
+
+def _framed_strings(strings: np.ndarray) -> bytes:
+    """Each string framed (``_framed`` of its UTF-8 bytes), None as ``_MISSING``, in order, joined.
+
+    Each distinct string is encoded and framed once and the rows take theirs by code: on 200,000
+    rows a side of adult-like data the three inputs' fingerprints took 0.3 s instead of 4.5 s, the
+    same bytes (``tests/test_provenance.py`` checks them against the value-by-value framing).
+    """
+    codes, distinct = pd.factorize(strings, use_na_sentinel=True)  # None: code -1
+    framed = [_framed(value.encode()) for value in distinct]
+    framed.append(_MISSING)  # code -1 takes the last
+    return b"".join([framed[code] for code in codes.tolist()])
 
 
 def _framed(raw: bytes) -> bytes:

@@ -3,10 +3,12 @@
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reportgen import RelationalData
 from reportgen.data.io import load_folder, write_folder
-from reportgen.provenance import fingerprint, fingerprints
+from reportgen.provenance import _framed, _framed_strings, fingerprint, fingerprints
 
 
 @pytest.fixture
@@ -15,6 +17,15 @@ def data(people):
     frame.loc[3, "age"] = np.nan
     frame.loc[5, "city"] = None
     return RelationalData({"people": frame})
+
+
+@given(
+    st.lists(st.none() | st.text(max_size=6) | st.sampled_from(["a", "", "é", "nan", "None"]), max_size=40)
+)
+def test_strings_are_framed_as_one_by_one_whatever_repeats_and_gaps_they_hold(values):
+    """The fingerprint's format, value by value: each string's length and UTF-8 bytes, missing as one byte."""
+    one_by_one = b"".join(b"\xff" if v is None else _framed(v.encode()) for v in values)
+    assert _framed_strings(np.array(values, dtype=object)) == one_by_one
 
 
 def test_csv_and_parquet_of_the_same_data_have_the_same_fingerprint(data, tmp_path):
