@@ -105,15 +105,15 @@ def canonical_array(values: pd.Series, kind: ColumnKind, where: str, *, show_exa
         stamps = to_canonical(values, kind, where, show_examples=show_examples)
         nanos = stamps.array.asi8
         return np.where(stamps.isna().to_numpy(), np.iinfo(np.int64).min, nanos).astype("<i8")
-    return category_labels(values)
+    return _category_labels(values)
 
 
 def to_category_strings(values: pd.Series) -> pd.Series:
     """Category labels as strings, with integral numbers written without a decimal part."""
-    return pd.Series(category_labels(values), index=values.index, name=values.name).astype("string")
+    return pd.Series(_category_labels(values), index=values.index, name=values.name).astype("string")
 
 
-def category_labels(values: pd.Series) -> np.ndarray:
+def _category_labels(values: pd.Series) -> np.ndarray:
     """``to_category_strings``'s labels as an object array of ``str``, missing as None.
 
     The canonical form that input fingerprints and the canonical row order read, made without
